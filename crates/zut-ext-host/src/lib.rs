@@ -1,0 +1,1 @@
+//! zut extension host.
