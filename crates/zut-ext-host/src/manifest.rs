@@ -1,0 +1,263 @@
+//! `extension.json`: parsing, validation and `exec` resolution.
+
+use std::path::{Component, Path, PathBuf};
+
+use serde::Deserialize;
+
+/// File name of the manifest inside an extension directory.
+pub const MANIFEST_FILE: &str = "extension.json";
+
+/// The parsed `extension.json`. Unknown keys are ignored.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Manifest {
+    /// Identity everywhere (log file, state key, note prefix).
+    #[serde(default)]
+    pub name: String,
+    /// Shown by `ext list` and `doctor`.
+    #[serde(default)]
+    pub version: String,
+    /// Executable: absolute, extension-relative, or a bare PATH command.
+    #[serde(default)]
+    pub exec: String,
+    /// Extra argv, not shell-expanded.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Informational.
+    #[serde(default)]
+    pub language: String,
+    /// Informational.
+    #[serde(default)]
+    pub description: String,
+    /// Bundled skill directories, relative to the extension directory.
+    #[serde(default)]
+    pub skills: Vec<String>,
+    /// `false` disables the extension without removing it.
+    #[serde(default = "enabled_default")]
+    pub enabled: bool,
+}
+
+fn enabled_default() -> bool {
+    true
+}
+
+/// Everything that can be wrong with a manifest. The `Display` text is the
+/// detail after `<dir>: `.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ManifestError {
+    /// The file is missing or unreadable.
+    #[error("read manifest: {0}")]
+    Read(String),
+    /// Invalid JSON or wrong field types; the detail names file, line and column.
+    #[error("parse manifest: {0}")]
+    Parse(String),
+    /// `name` is empty or blank.
+    #[error("manifest: name is required")]
+    NameRequired,
+    /// `name` has leading or trailing whitespace.
+    #[error("manifest: extension name {0:?} has leading or trailing whitespace")]
+    NameWhitespace(String),
+    /// `name` cannot be used as a file name.
+    #[error("manifest: invalid extension name {0:?} (it must not start with '.' or contain '/', '\\\\' or control characters)")]
+    InvalidName(String),
+    /// No `exec` and no theme file.
+    #[error("manifest: exec is required")]
+    ExecRequired,
+    /// A relative `exec` resolves outside the extension directory.
+    #[error("manifest: exec {0:?} escapes the extension directory")]
+    ExecEscapes(String),
+}
+
+/// How `exec` is launched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExecSpec {
+    /// No `exec` (theme-only extension).
+    None,
+    /// An absolute path or a path inside the extension directory.
+    Local(PathBuf),
+    /// A bare command looked up on `PATH` when started (`node`, `python3`).
+    Path(String),
+}
+
+impl Manifest {
+    /// Parses manifest text; `file` is only used in error messages.
+    pub fn parse(text: &str, file: &Path) -> Result<Self, ManifestError> {
+        serde_json::from_str(text)
+            .map_err(|e| ManifestError::Parse(format!("{}: {e}", file.display())))
+    }
+
+    /// Reads and parses `<dir>/extension.json` (no validation).
+    pub fn read(dir: &Path) -> Result<Self, ManifestError> {
+        let file = dir.join(MANIFEST_FILE);
+        let text = std::fs::read_to_string(&file)
+            .map_err(|e| ManifestError::Read(format!("{}: {e}", file.display())))?;
+        Self::parse(&text, &file)
+    }
+
+    /// Reads, parses and validates the manifest of `dir`.
+    pub fn load(dir: &Path) -> Result<Self, ManifestError> {
+        let m = Self::read(dir)?;
+        m.validate(dir)?;
+        Ok(m)
+    }
+
+    /// Checks the name, the presence of `exec` (unless theme-only) and that
+    /// a relative `exec` stays inside `dir` (also through symlinks).
+    pub fn validate(&self, dir: &Path) -> Result<(), ManifestError> {
+        validate_name(&self.name)?;
+        if self.exec.trim().is_empty() {
+            if has_theme(dir) {
+                return Ok(());
+            }
+            return Err(ManifestError::ExecRequired);
+        }
+        if let ExecSpec::Local(path) = self.exec_spec(dir) {
+            if !Path::new(&self.exec).is_absolute() && !stays_inside(dir, &path) {
+                return Err(ManifestError::ExecEscapes(self.exec.clone()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether this extension spawns nothing (no `exec`, has a theme file).
+    pub fn is_theme_only(&self, dir: &Path) -> bool {
+        self.exec.trim().is_empty() && has_theme(dir)
+    }
+
+    /// Resolves `exec` against the extension directory.
+    pub fn exec_spec(&self, dir: &Path) -> ExecSpec {
+        resolve_exec(&self.exec, dir)
+    }
+}
+
+/// Resolves an `exec` value per protocol §2.1.
+pub fn resolve_exec(exec: &str, dir: &Path) -> ExecSpec {
+    let exec = exec.trim();
+    if exec.is_empty() {
+        return ExecSpec::None;
+    }
+    let path = Path::new(exec);
+    if path.is_absolute() {
+        return ExecSpec::Local(path.to_path_buf());
+    }
+    if exec == "." || exec == ".." || exec.contains('/') || exec.contains(std::path::MAIN_SEPARATOR) {
+        return ExecSpec::Local(dir.join(path));
+    }
+    ExecSpec::Path(exec.to_string())
+}
+
+/// Name rules shared by load and install: non-blank, no surrounding
+/// whitespace, no leading `.`, no path separators or control characters.
+pub fn validate_name(name: &str) -> Result<(), ManifestError> {
+    if name.trim().is_empty() {
+        return Err(ManifestError::NameRequired);
+    }
+    if name.trim() != name {
+        return Err(ManifestError::NameWhitespace(name.to_string()));
+    }
+    if name.starts_with('.') || name.contains(['/', '\\']) || name.chars().any(char::is_control) {
+        return Err(ManifestError::InvalidName(name.to_string()));
+    }
+    Ok(())
+}
+
+/// Whether `dir` has `theme.json` or `themes/theme.json`.
+pub fn has_theme(dir: &Path) -> bool {
+    dir.join("theme.json").is_file() || dir.join("themes").join("theme.json").is_file()
+}
+
+/// Whether `path` (which may not exist yet) stays inside `dir`, both
+/// lexically and after resolving symlinks of its existing prefix.
+pub fn stays_inside(dir: &Path, path: &Path) -> bool {
+    let Some(lexical) = normalize(path) else {
+        return false;
+    };
+    let Some(base) = normalize(dir) else {
+        return false;
+    };
+    if !lexical.starts_with(&base) {
+        return false;
+    }
+    // Resolve symlinks on the longest existing prefix.
+    let real_base = std::fs::canonicalize(dir).unwrap_or(base);
+    let mut existing = lexical.as_path();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(existing) {
+            let mut full = real;
+            for part in rest.iter().rev() {
+                full.push(part);
+            }
+            return full.starts_with(&real_base);
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => return true,
+        }
+    }
+}
+
+/// Lexical normalisation: removes `.` and folds `..`; `None` if `..`
+/// climbs above the root of a relative path.
+fn normalize(path: &Path) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exec_resolution() {
+        let d = Path::new("/e");
+        assert_eq!(resolve_exec("node", d), ExecSpec::Path("node".into()));
+        assert_eq!(resolve_exec("./run", d), ExecSpec::Local("/e/./run".into()));
+        assert_eq!(resolve_exec("bin/run", d), ExecSpec::Local("/e/bin/run".into()));
+        assert_eq!(resolve_exec("/abs/run", d), ExecSpec::Local("/abs/run".into()));
+        assert_eq!(resolve_exec("", d), ExecSpec::None);
+    }
+
+    #[test]
+    fn names() {
+        assert_eq!(validate_name(""), Err(ManifestError::NameRequired));
+        assert!(matches!(validate_name(" x "), Err(ManifestError::NameWhitespace(_))));
+        assert!(matches!(validate_name(".example"), Err(ManifestError::InvalidName(_))));
+        assert!(matches!(validate_name("a/b"), Err(ManifestError::InvalidName(_))));
+        assert!(validate_name("todo-panel").is_ok());
+    }
+
+    #[test]
+    fn parse_error_names_line_and_column() {
+        let e = Manifest::parse("{\n  \"name\": \"x\",\n  oops\n}", Path::new("/e/extension.json")).unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("parse manifest: /e/extension.json"), "{text}");
+        assert!(text.contains("line 3 column 3"), "{text}");
+    }
+
+    #[test]
+    fn escaping_exec_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = Manifest { name: "x".into(), exec: "../outside".into(), ..Manifest::parse("{}", Path::new("m")).unwrap() };
+        assert_eq!(m.validate(dir.path()), Err(ManifestError::ExecEscapes("../outside".into())));
+        let outside = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("link")).unwrap();
+        let m = Manifest { exec: "link/run".into(), ..m };
+        assert_eq!(m.validate(dir.path()), Err(ManifestError::ExecEscapes("link/run".into())));
+        let m = Manifest { exec: "./run".into(), ..m };
+        assert_eq!(m.validate(dir.path()), Ok(()));
+    }
+}
