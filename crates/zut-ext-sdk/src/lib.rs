@@ -23,6 +23,8 @@
 //! one thread per panel id; event handlers run on the reader. Stdout
 //! carries protocol frames only: log with [`Handle::log`] (stderr).
 
+#![warn(missing_docs)]
+
 mod context;
 mod decisions;
 mod error;
