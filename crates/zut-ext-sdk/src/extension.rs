@@ -174,9 +174,10 @@ impl Extension {
     }
 
     /// Intercepts every tool call (built-in and extension tools) before it
-    /// runs. Return `(true, _)` to allow or `(false, reason)` to refuse;
-    /// the model sees `reason` as the tool error. Replaces any earlier
-    /// tool-call interceptor.
+    /// runs. `args` is the current argument object (`Value::Null` if the
+    /// host sent none). Return `(true, _)` to allow or `(false, reason)` to
+    /// refuse; the model sees `reason` as the tool error. Replaces any
+    /// earlier tool-call interceptor.
     pub fn intercept_tool_call<F>(&mut self, guard: F) -> &mut Self
     where
         F: Fn(&str, &Value) -> (bool, String) + Send + Sync + 'static,
