@@ -1,1 +1,41 @@
-fn main() {}
+//! The `zut` binary: routes `zut ext …` to the extension manager and
+//! everything else to the global flag parser.
+
+mod args;
+mod ext_cmd;
+mod interrupt;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let argv: Vec<String> = match std::env::args_os()
+        .skip(1)
+        .map(|a| a.into_string())
+        .collect::<Result<_, _>>()
+    {
+        Ok(v) => v,
+        Err(bad) => {
+            eprintln!("zut: argument is not valid UTF-8: {bad:?}");
+            return ExitCode::from(1);
+        }
+    };
+    let code = route(argv);
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+/// Subcommand routing happens before flag parsing (cli.md §1): `ext`,
+/// `update`, then the normal flag parser; `zut rpc …` becomes `zut --rpc …`.
+fn route(mut argv: Vec<String>) -> i32 {
+    match argv.first().map(String::as_str) {
+        Some("ext") => ext_cmd::run(&argv[1..]),
+        Some("update") => {
+            eprintln!("zut: `zut update` is not available in this build yet");
+            1
+        }
+        Some("rpc") => {
+            argv[0] = "--rpc".to_string();
+            args::run(argv)
+        }
+        _ => args::run(argv),
+    }
+}

@@ -1,0 +1,112 @@
+//! `zut ext …`: extension management (cli.md §2).
+//!
+//! Arguments are parsed by hand because the required error texts are part
+//! of the contract. Every subcommand uses the process working directory for
+//! the project scope and `$ZUT_HOME` for the global scope; none reads the
+//! global flags.
+
+mod doctor;
+mod enable;
+mod guard;
+mod install;
+mod json_edit;
+mod list;
+mod logs;
+mod lookup;
+mod remove;
+
+use std::path::PathBuf;
+
+use zut_ext_host::home::project_extensions_dir;
+use zut_ext_host::ZutHome;
+
+/// What every `zut ext` subcommand works on.
+#[derive(Debug, Clone)]
+pub struct ExtContext {
+    /// Absolute process working directory (project scope root).
+    pub cwd: PathBuf,
+    /// `$ZUT_HOME`.
+    pub home: ZutHome,
+}
+
+impl ExtContext {
+    /// Builds the context from the process environment.
+    pub fn from_env() -> anyhow::Result<Self> {
+        let cwd = std::env::current_dir().map_err(|e| anyhow::anyhow!("working directory: {e}"))?;
+        let home = ZutHome::from_env();
+        // Make `$ZUT_HOME` absolute so printed paths are absolute.
+        let home = if home.root().is_absolute() {
+            home
+        } else {
+            ZutHome::new(cwd.join(home.root()))
+        };
+        Ok(Self { cwd, home })
+    }
+
+    /// `<cwd>/.zut/extensions`.
+    pub fn project_dir(&self) -> PathBuf {
+        project_extensions_dir(&self.cwd)
+    }
+
+    /// `$ZUT_HOME/extensions`.
+    pub fn global_dir(&self) -> PathBuf {
+        self.home.extensions_dir()
+    }
+}
+
+/// The help printed by `zut ext`, `zut ext help` and on unknown subcommands.
+pub const HELP: &str = "\
+zut ext — manage extensions
+
+usage:
+  zut ext list                      list installed extensions and their state
+  zut ext doctor                    diagnose installed extensions (starts them)
+  zut ext logs <name> [-f]          print / follow an extension's stderr log
+  zut ext enable <name>             re-enable a disabled extension
+  zut ext disable <name>            disable without removing
+  zut ext remove <name> [--yes]     delete an extension directory (alias: rm)
+  zut ext install [--build=go|cargo] <path|git-url>
+                                    copy / clone and validate an extension
+                                    --build=go builds a local Go extension
+                                    --build=cargo builds a local Rust extension
+
+extensions live under:
+  $ZUT_HOME/extensions/<name>/extension.json   (global)
+  ./.zut/extensions/<name>/extension.json      (project-local)";
+
+/// Runs `zut ext <args>`; returns the exit status.
+pub fn run(args: &[String]) -> i32 {
+    let Some(sub) = args.first() else {
+        eprintln!("{HELP}");
+        return 0;
+    };
+    let rest = &args[1..];
+    if matches!(sub.as_str(), "help" | "-h" | "--help") {
+        eprintln!("{HELP}");
+        return 0;
+    }
+    let known = [
+        "list", "doctor", "logs", "enable", "disable", "remove", "rm", "install",
+    ];
+    if !known.contains(&sub.as_str()) {
+        eprintln!("{HELP}");
+        eprintln!("zut: unknown ext subcommand: {sub}");
+        return 1;
+    }
+    let result = ExtContext::from_env().and_then(|ctx| match sub.as_str() {
+        "list" => list::run(&ctx).map(|()| 0),
+        "doctor" => doctor::run(&ctx),
+        "logs" => logs::run(&ctx, rest).map(|()| 0),
+        "enable" => enable::run(&ctx, rest, true).map(|()| 0),
+        "disable" => enable::run(&ctx, rest, false).map(|()| 0),
+        "remove" | "rm" => remove::run(&ctx, rest).map(|()| 0),
+        _ => install::run(&ctx, rest).map(|()| 0),
+    });
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("zut: {e:#}");
+            1
+        }
+    }
+}
