@@ -1,4 +1,5 @@
 //! `zut ext` help and routing (L16), and the top-level flag parser.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

@@ -1,4 +1,5 @@
 //! `zut ext install <path>` (L1–L4, L6–L9) and its rollback guarantees.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

@@ -1,4 +1,5 @@
 //! `zut ext list` (L12, B2, B5c).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

@@ -1,4 +1,5 @@
 //! `zut ext remove|enable|disable|logs` (L13–L15) and path-traversal guards.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

@@ -1,6 +1,6 @@
 //! Helpers shared by the `zut ext` integration tests: run the real `zut`
 //! binary with `ZUT_HOME` and the working directory passed explicitly.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports, clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
