@@ -40,6 +40,8 @@ fn l1_install_dot_uses_the_manifest_name() {
 #[test]
 fn l2_path_command_and_theme_only() {
     let env = TestEnv::new();
+    // $ZUT_HOME/extensions is created when missing.
+    std::fs::remove_dir_all(env.home.join("extensions")).unwrap();
     let src = source_dir(&env, "goext");
     write_manifest(
         &src,

@@ -92,9 +92,7 @@ fn install_local(
     }
     validate_executable(&staged, &manifest).map_err(|e| anyhow!(e))?;
     finalize(&staged, &dest, ext_dir, interrupt)?;
-    staging
-        .close()
-        .with_context(|| "remove install staging directory".to_string())?;
+    remove_staging(staging);
     Ok(())
 }
 
@@ -111,9 +109,7 @@ fn install_git(url: &str, ext_dir: &Path, interrupt: &Interrupt) -> anyhow::Resu
     ensure_absent(&dest)?;
     validate_executable(&cloned, &manifest).map_err(|e| anyhow!(e))?;
     finalize(&cloned, &dest, ext_dir, interrupt)?;
-    staging
-        .close()
-        .with_context(|| "remove install staging directory".to_string())?;
+    remove_staging(staging);
     Ok(())
 }
 
@@ -122,6 +118,16 @@ fn create_staging(ext_dir: &Path) -> anyhow::Result<tempfile::TempDir> {
         .prefix(STAGING_PREFIX)
         .tempdir_in(ext_dir)
         .map_err(|e| anyhow!("create install staging directory: {e}"))
+}
+
+/// Removes the staging directory after a successful install. The install
+/// already happened, so a failure here is a warning, not an error. (On
+/// error paths the `TempDir` guard removes it when dropped.)
+fn remove_staging(staging: tempfile::TempDir) {
+    let path = staging.path().to_path_buf();
+    if let Err(e) = staging.close() {
+        eprintln!("zut: warning: could not remove {}: {e}", path.display());
+    }
 }
 
 fn ensure_absent(dest: &Path) -> anyhow::Result<()> {
