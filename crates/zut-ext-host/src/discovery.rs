@@ -99,7 +99,11 @@ pub fn discover(opts: &DiscoveryOptions) -> Discovery {
         return out;
     }
     let project = scan_scope(&project_extensions_dir(&opts.cwd), true);
-    let names: Vec<_> = project.iter().filter_map(|p| p.file_name()).map(|n| n.to_os_string()).collect();
+    let names: Vec<_> = project
+        .iter()
+        .filter_map(|p| p.file_name())
+        .map(|n| n.to_os_string())
+        .collect();
     out.candidates.extend(project.iter().map(|dir| Candidate {
         dir: dir.clone(),
         scope: Scope::Project,
@@ -109,7 +113,10 @@ pub fn discover(opts: &DiscoveryOptions) -> Discovery {
             dir,
             scope: Scope::Global,
         };
-        if c.dir.file_name().is_some_and(|n| names.iter().any(|p| p == n)) {
+        if c.dir
+            .file_name()
+            .is_some_and(|n| names.iter().any(|p| p == n))
+        {
             out.shadowed.push(c);
         } else {
             out.candidates.push(c);

@@ -78,17 +78,28 @@ mod tests {
     use super::*;
 
     fn vars<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<OsString> + 'a {
-        move |k| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| OsString::from(v))
+        move |k| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| OsString::from(v))
+        }
     }
 
     #[test]
     fn zut_home_wins_then_xdg_then_home() {
-        assert_eq!(ZutHome::from_vars(vars(&[("ZUT_HOME", "/z"), ("XDG_STATE_HOME", "/x")])).root(), Path::new("/z"));
+        assert_eq!(
+            ZutHome::from_vars(vars(&[("ZUT_HOME", "/z"), ("XDG_STATE_HOME", "/x")])).root(),
+            Path::new("/z")
+        );
         let h = ZutHome::from_vars(vars(&[("ZUT_HOME", ""), ("XDG_STATE_HOME", "/x")]));
         assert_eq!(h.extensions_dir(), Path::new("/x/zut/extensions"));
         assert_eq!(h.log_path("a"), Path::new("/x/zut/logs/ext-a.log"));
         if cfg!(target_os = "linux") {
-            assert_eq!(ZutHome::from_vars(vars(&[("HOME", "/h")])).root(), Path::new("/h/.local/state/zut"));
+            assert_eq!(
+                ZutHome::from_vars(vars(&[("HOME", "/h")])).root(),
+                Path::new("/h/.local/state/zut")
+            );
         }
         assert_eq!(ZutHome::from_vars(vars(&[])).root(), Path::new(".zut"));
     }

@@ -139,7 +139,8 @@ pub fn resolve_exec(exec: &str, dir: &Path) -> ExecSpec {
     if path.is_absolute() {
         return ExecSpec::Local(path.to_path_buf());
     }
-    if exec == "." || exec == ".." || exec.contains('/') || exec.contains(std::path::MAIN_SEPARATOR) {
+    if exec == "." || exec == ".." || exec.contains('/') || exec.contains(std::path::MAIN_SEPARATOR)
+    {
         return ExecSpec::Local(dir.join(path));
     }
     ExecSpec::Path(exec.to_string())
@@ -226,23 +227,42 @@ mod tests {
         let d = Path::new("/e");
         assert_eq!(resolve_exec("node", d), ExecSpec::Path("node".into()));
         assert_eq!(resolve_exec("./run", d), ExecSpec::Local("/e/./run".into()));
-        assert_eq!(resolve_exec("bin/run", d), ExecSpec::Local("/e/bin/run".into()));
-        assert_eq!(resolve_exec("/abs/run", d), ExecSpec::Local("/abs/run".into()));
+        assert_eq!(
+            resolve_exec("bin/run", d),
+            ExecSpec::Local("/e/bin/run".into())
+        );
+        assert_eq!(
+            resolve_exec("/abs/run", d),
+            ExecSpec::Local("/abs/run".into())
+        );
         assert_eq!(resolve_exec("", d), ExecSpec::None);
     }
 
     #[test]
     fn names() {
         assert_eq!(validate_name(""), Err(ManifestError::NameRequired));
-        assert!(matches!(validate_name(" x "), Err(ManifestError::NameWhitespace(_))));
-        assert!(matches!(validate_name(".example"), Err(ManifestError::InvalidName(_))));
-        assert!(matches!(validate_name("a/b"), Err(ManifestError::InvalidName(_))));
+        assert!(matches!(
+            validate_name(" x "),
+            Err(ManifestError::NameWhitespace(_))
+        ));
+        assert!(matches!(
+            validate_name(".example"),
+            Err(ManifestError::InvalidName(_))
+        ));
+        assert!(matches!(
+            validate_name("a/b"),
+            Err(ManifestError::InvalidName(_))
+        ));
         assert!(validate_name("todo-panel").is_ok());
     }
 
     #[test]
     fn parse_error_names_line_and_column() {
-        let e = Manifest::parse("{\n  \"name\": \"x\",\n  oops\n}", Path::new("/e/extension.json")).unwrap_err();
+        let e = Manifest::parse(
+            "{\n  \"name\": \"x\",\n  oops\n}",
+            Path::new("/e/extension.json"),
+        )
+        .unwrap_err();
         let text = e.to_string();
         assert!(text.contains("parse manifest: /e/extension.json"), "{text}");
         assert!(text.contains("line 3 column 3"), "{text}");
@@ -251,13 +271,29 @@ mod tests {
     #[test]
     fn escaping_exec_is_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let m = Manifest { name: "x".into(), exec: "../outside".into(), ..Manifest::parse("{}", Path::new("m")).unwrap() };
-        assert_eq!(m.validate(dir.path()), Err(ManifestError::ExecEscapes("../outside".into())));
+        let m = Manifest {
+            name: "x".into(),
+            exec: "../outside".into(),
+            ..Manifest::parse("{}", Path::new("m")).unwrap()
+        };
+        assert_eq!(
+            m.validate(dir.path()),
+            Err(ManifestError::ExecEscapes("../outside".into()))
+        );
         let outside = tempfile::tempdir().unwrap();
         std::os::unix::fs::symlink(outside.path(), dir.path().join("link")).unwrap();
-        let m = Manifest { exec: "link/run".into(), ..m };
-        assert_eq!(m.validate(dir.path()), Err(ManifestError::ExecEscapes("link/run".into())));
-        let m = Manifest { exec: "./run".into(), ..m };
+        let m = Manifest {
+            exec: "link/run".into(),
+            ..m
+        };
+        assert_eq!(
+            m.validate(dir.path()),
+            Err(ManifestError::ExecEscapes("link/run".into()))
+        );
+        let m = Manifest {
+            exec: "./run".into(),
+            ..m
+        };
         assert_eq!(m.validate(dir.path()), Ok(()));
     }
 }

@@ -26,7 +26,11 @@ impl TestEnv {
         let project = root.join("project");
         std::fs::create_dir_all(home.join("extensions")).unwrap();
         std::fs::create_dir_all(&project).unwrap();
-        Self { _dir: dir, home, project }
+        Self {
+            _dir: dir,
+            home,
+            project,
+        }
     }
 
     /// `$ZUT_HOME/extensions/<dir_name>`.
@@ -59,7 +63,11 @@ impl Default for TestEnv {
 /// Writes `extension.json` with the given JSON into `dir` (created).
 pub fn write_manifest(dir: &Path, manifest: &serde_json::Value) {
     std::fs::create_dir_all(dir).unwrap();
-    std::fs::write(dir.join("extension.json"), serde_json::to_string_pretty(manifest).unwrap()).unwrap();
+    std::fs::write(
+        dir.join("extension.json"),
+        serde_json::to_string_pretty(manifest).unwrap(),
+    )
+    .unwrap();
 }
 
 /// Writes an executable file `dir/file_name` with `body` (mode 0755).
@@ -85,19 +93,31 @@ pub fn script_extension(dir: &Path, name: &str, file_name: &str, body: &str) -> 
 
 /// A Python extension from `body` (the shebang line is added).
 pub fn python_extension(dir: &Path, name: &str, body: &str) -> PathBuf {
-    script_extension(dir, name, "ext.py", &format!("#!/usr/bin/env python3\n{body}"))
+    script_extension(
+        dir,
+        name,
+        "ext.py",
+        &format!("#!/usr/bin/env python3\n{body}"),
+    )
 }
 
 /// Root of the cargo workspace.
 pub fn workspace_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
 }
 
 /// Directory holding the workspace's debug binaries (`target/debug`).
 pub fn target_bin_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
         let dir = PathBuf::from(dir);
-        let dir = if dir.is_absolute() { dir } else { workspace_root().join(dir) };
+        let dir = if dir.is_absolute() {
+            dir
+        } else {
+            workspace_root().join(dir)
+        };
         return dir.join("debug");
     }
     // Test executables live in target/debug/deps.
@@ -142,7 +162,8 @@ pub fn install_rust_example(example: &str, dest: &Path) -> PathBuf {
         }
     }
     let manifest: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(src.join("extension.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(src.join("extension.json")).unwrap())
+            .unwrap();
     let exec = manifest["exec"].as_str().unwrap();
     let bin = workspace_bin(Path::new(exec).file_name().unwrap().to_str().unwrap());
     let target = dest.join(exec);
@@ -177,7 +198,10 @@ pub fn process_alive(pid: i32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Ok(stat) => {
             // Field 3 (after the parenthesised comm) is the state.
-            let state = stat.rsplit(')').next().and_then(|s| s.split_whitespace().next());
+            let state = stat
+                .rsplit(')')
+                .next()
+                .and_then(|s| s.split_whitespace().next());
             !matches!(state, Some("Z") | Some("X") | None)
         }
         Err(_) => false,

@@ -1,0 +1,250 @@
+//! One started extension: its identity, its outbox, its outstanding
+//! requests, its readiness and what doctor should know about it.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use tokio::sync::{oneshot, watch};
+use zut_protocol::{CommandResponse, EventInterceptResponse, ToolResult};
+
+use crate::diagnostics::{Readiness, Registration};
+use crate::discovery::Scope;
+use crate::log_file::ExtLog;
+use crate::manifest::Manifest;
+use crate::outbox::{Outbox, Pushed};
+
+/// Most diagnostics kept per extension; later ones are counted only.
+const MAX_DIAGNOSTICS: usize = 200;
+
+/// A reply to one of the host's requests.
+#[derive(Debug)]
+pub(crate) enum Reply {
+    Command(CommandResponse),
+    Tool(ToolResult),
+    Intercept(EventInterceptResponse),
+    /// The extension went away before replying.
+    Disconnected,
+}
+
+/// Which reply a pending request expects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReplyKind {
+    Command,
+    Tool,
+    Intercept,
+}
+
+impl Reply {
+    fn kind(&self) -> Option<ReplyKind> {
+        match self {
+            Self::Command(_) => Some(ReplyKind::Command),
+            Self::Tool(_) => Some(ReplyKind::Tool),
+            Self::Intercept(_) => Some(ReplyKind::Intercept),
+            Self::Disconnected => None,
+        }
+    }
+}
+
+/// Mutable per-extension bookkeeping.
+#[derive(Debug, Default)]
+pub(crate) struct ExtState {
+    pub events: Vec<String>,
+    pub intercepts: Vec<String>,
+    pub commands: Vec<Registration>,
+    pub tools: Vec<Registration>,
+    pub diagnostics: Vec<String>,
+    pub suppressed_diagnostics: usize,
+    pub bad_frames: usize,
+    pub replayed_session_event: bool,
+}
+
+/// A started (or theme-only) extension.
+pub(crate) struct Extension {
+    /// Position in load order; lower wins conflicts and is consulted first.
+    pub idx: usize,
+    pub name: String,
+    pub manifest: Manifest,
+    pub dir: PathBuf,
+    pub scope: Scope,
+    pub log: Option<ExtLog>,
+    /// Process group id (= child pid); `None` for theme-only extensions.
+    pub pgid: Option<u32>,
+    pub theme_only: bool,
+    pub outbox: Outbox,
+    pending: Mutex<HashMap<String, (ReplyKind, oneshot::Sender<Reply>)>>,
+    pub state: Mutex<ExtState>,
+    pub readiness: watch::Sender<Readiness>,
+    alive: AtomicBool,
+    /// `Some(description)` once the process has exited.
+    pub exit: watch::Sender<Option<String>>,
+}
+
+impl Extension {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        idx: usize,
+        manifest: Manifest,
+        dir: PathBuf,
+        scope: Scope,
+        log: Option<ExtLog>,
+        pgid: Option<u32>,
+        theme_only: bool,
+    ) -> Self {
+        let readiness = if theme_only {
+            Readiness::Ready
+        } else {
+            Readiness::NotReady
+        };
+        Self {
+            idx,
+            name: manifest.name.clone(),
+            manifest,
+            dir,
+            scope,
+            log,
+            pgid,
+            theme_only,
+            outbox: Outbox::default(),
+            pending: Mutex::new(HashMap::new()),
+            state: Mutex::new(ExtState::default()),
+            readiness: watch::Sender::new(readiness),
+            alive: AtomicBool::new(!theme_only),
+            exit: watch::Sender::new(None),
+        }
+    }
+
+    pub fn state(&self) -> std::sync::MutexGuard<'_, ExtState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn is_alive(&self) -> bool {
+        self.alive.load(Ordering::Acquire)
+    }
+
+    /// Marks the extension disconnected; returns whether it was alive.
+    pub fn mark_dead(&self) -> bool {
+        self.alive.swap(false, Ordering::AcqRel)
+    }
+
+    pub fn readiness(&self) -> Readiness {
+        *self.readiness.borrow()
+    }
+
+    /// Settles readiness if still pending; returns whether it changed.
+    pub fn settle(&self, to: Readiness) -> bool {
+        self.readiness.send_if_modified(|r| {
+            if r.is_settled() {
+                false
+            } else {
+                *r = to;
+                true
+            }
+        })
+    }
+
+    /// Records a doctor diagnostic (bounded).
+    pub fn diagnose(&self, msg: impl Into<String>) {
+        let mut st = self.state();
+        if st.diagnostics.len() < MAX_DIAGNOSTICS {
+            st.diagnostics.push(msg.into());
+        } else {
+            st.suppressed_diagnostics += 1;
+        }
+    }
+
+    /// Records a diagnostic and the same text as a `[zut]` log line.
+    pub fn warn(&self, msg: impl Into<String>) {
+        let msg = msg.into();
+        self.log_marker(&msg);
+        self.diagnose(msg);
+    }
+
+    pub fn log_marker(&self, text: &str) {
+        if let Some(log) = &self.log {
+            log.marker(text);
+        }
+    }
+
+    pub fn subscribed(&self, event: &str) -> bool {
+        self.state().events.iter().any(|e| e == event)
+    }
+
+    pub fn intercepts(&self, event: &str) -> bool {
+        self.state().intercepts.iter().any(|e| e == event)
+    }
+
+    /// Registers an outstanding request and returns the receiver of its reply.
+    pub fn expect_reply(&self, id: &str, kind: ReplyKind) -> oneshot::Receiver<Reply> {
+        let (tx, rx) = oneshot::channel();
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        if self.is_alive() {
+            pending.insert(id.to_string(), (kind, tx));
+        } else {
+            let _ = tx.send(Reply::Disconnected);
+        }
+        rx
+    }
+
+    /// Forgets an outstanding request (timeout or cancellation).
+    pub fn forget(&self, id: &str) {
+        self.pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(id);
+    }
+
+    /// Delivers a reply; replies to unknown ids or of the wrong kind are
+    /// ignored (late replies after a timeout, duplicates).
+    pub fn deliver(&self, id: &str, reply: Reply) {
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        if pending
+            .get(id)
+            .is_some_and(|(k, _)| Some(*k) == reply.kind())
+        {
+            if let Some((_, tx)) = pending.remove(id) {
+                let _ = tx.send(reply);
+            }
+        }
+    }
+
+    /// Fails every outstanding request at once (the extension is gone).
+    pub fn fail_all_pending(&self) {
+        let drained: Vec<_> = {
+            let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+            pending.drain().collect()
+        };
+        for (_, (_, tx)) in drained {
+            let _ = tx.send(Reply::Disconnected);
+        }
+    }
+
+    /// Queues a one-way frame, reporting drops.
+    pub fn send_one_way(&self, bytes: Vec<u8>) {
+        match self.outbox.push_one_way(bytes) {
+            Ok(Pushed::Queued) | Err(_) => {}
+            Ok(Pushed::DroppedOldest) => self.warn(format!(
+                "event frame dropped: the extension is not reading its stdin ({} frames queued)",
+                zut_protocol::limits::EVENT_QUEUE
+            )),
+        }
+    }
+
+    /// Log path for reports.
+    pub fn log_path(&self) -> Option<PathBuf> {
+        self.log.as_ref().map(|l| l.path().to_path_buf())
+    }
+}
+
+/// Removes a pending entry when a request future is dropped or finishes.
+pub(crate) struct PendingGuard<'a> {
+    pub ext: &'a Extension,
+    pub id: String,
+}
+
+impl Drop for PendingGuard<'_> {
+    fn drop(&mut self) {
+        self.ext.forget(&self.id);
+    }
+}

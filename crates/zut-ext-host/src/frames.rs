@@ -1,0 +1,276 @@
+//! Handling one decoded frame from a running extension.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use zut_protocol::{
+    decode_ext_frame, is_interceptable, DecodeError, ExtFrame, RegisterCommand, RegisterTool,
+};
+
+use crate::diagnostics::{Readiness, Registration, SlotState};
+use crate::extension::{Extension, Reply};
+use crate::registry::{Claim, CommandInfo, ToolDef};
+use crate::shared::Shared;
+use crate::ui::UiKind;
+
+/// After this many bad frames, further ones are counted but not logged.
+const MAX_LOGGED_BAD_FRAMES: usize = 1000;
+
+pub(crate) async fn handle_frame(shared: &Arc<Shared>, ext: &Arc<Extension>, line: &[u8]) {
+    let frame = match decode_ext_frame(line) {
+        Ok(frame) => frame,
+        Err(err) => {
+            bad_frame(ext, &err);
+            return;
+        }
+    };
+    let name = ext.name.as_str();
+    match frame {
+        ExtFrame::Hello(_) => ext.warn("unexpected hello after the handshake; ignored"),
+        ExtFrame::RegisterCommand(rc) => register_command(shared, ext, rc),
+        ExtFrame::RegisterTool(rt) => register_tool(shared, ext, rt),
+        ExtFrame::Subscribe(sub) => {
+            let mut st = ext.state();
+            for e in sub.events {
+                if !st.events.contains(&e) {
+                    st.events.push(e);
+                }
+            }
+            for e in sub.intercept {
+                if is_interceptable(&e) && !st.intercepts.contains(&e) {
+                    st.intercepts.push(e);
+                }
+            }
+        }
+        ExtFrame::Ready => {
+            ext.settle(Readiness::Ready);
+            crate::events::replay_on_ready(shared, ext);
+        }
+        ExtFrame::CommandResponse(r) => ext.deliver(&r.id.clone(), Reply::Command(r)),
+        ExtFrame::ToolResult(r) => ext.deliver(&r.id.clone(), Reply::Tool(r)),
+        ExtFrame::EventInterceptResponse(r) => ext.deliver(&r.id.clone(), Reply::Intercept(r)),
+        ExtFrame::Notify(n) => {
+            shared
+                .ui(
+                    name,
+                    UiKind::Notify {
+                        level: n.level,
+                        message: n.message,
+                    },
+                )
+                .await
+        }
+        ExtFrame::Status(s) => {
+            if s.key.trim().is_empty() {
+                return;
+            }
+            let text = if s.text.trim().is_empty() {
+                String::new()
+            } else {
+                s.text
+            };
+            shared
+                .ui(
+                    name,
+                    UiKind::Status {
+                        key: s.key,
+                        level: s.level,
+                        text,
+                    },
+                )
+                .await
+        }
+        ExtFrame::Widget(w) => {
+            if w.id.trim().is_empty() {
+                return;
+            }
+            shared
+                .ui(
+                    name,
+                    UiKind::Widget {
+                        id: w.id,
+                        position: w.position,
+                        title: w.title,
+                        lines: w.lines,
+                    },
+                )
+                .await
+        }
+        ExtFrame::WidgetClear(w) => {
+            if !w.id.trim().is_empty() {
+                shared.ui(name, UiKind::WidgetClear { id: w.id }).await
+            }
+        }
+        ExtFrame::Alert(a) => {
+            if a.kind == "bell" {
+                shared
+                    .ui(
+                        name,
+                        UiKind::Alert {
+                            kind: a.kind,
+                            reason: a.reason,
+                        },
+                    )
+                    .await
+            }
+        }
+        ExtFrame::ClearNotes(_) => shared.ui(name, UiKind::ClearNotes).await,
+        ExtFrame::Submit(s) => {
+            let text = s.text.trim();
+            if !text.is_empty() {
+                shared
+                    .ui(
+                        name,
+                        UiKind::Submit {
+                            text: text.to_string(),
+                        },
+                    )
+                    .await
+            }
+        }
+        ExtFrame::SubmitSlash(s) => {
+            let text = s.text.trim();
+            if text.starts_with('/') {
+                shared
+                    .ui(
+                        name,
+                        UiKind::SubmitSlash {
+                            text: text.to_string(),
+                        },
+                    )
+                    .await
+            } else {
+                ext.log_marker(&format!(
+                    "submit_slash refused (not a slash command): {:?}",
+                    s.text
+                ));
+            }
+        }
+        ExtFrame::OpenPanel(p) => shared.ui(name, UiKind::OpenPanel(p.panel)).await,
+        ExtFrame::PanelRender(p) => {
+            shared
+                .ui(
+                    name,
+                    UiKind::PanelRender {
+                        panel_id: p.panel_id,
+                        title: p.title,
+                        lines: p.lines,
+                        footer: p.footer,
+                    },
+                )
+                .await
+        }
+        ExtFrame::PanelClose(p) => {
+            shared
+                .ui(
+                    name,
+                    UiKind::PanelClose {
+                        panel_id: p.panel_id,
+                    },
+                )
+                .await
+        }
+        ExtFrame::ShutdownAck | ExtFrame::Unknown => {}
+    }
+}
+
+fn bad_frame(ext: &Extension, err: &DecodeError) {
+    let count = {
+        let mut st = ext.state();
+        st.bad_frames += 1;
+        st.bad_frames
+    };
+    let (diag, log) = match err {
+        DecodeError::Malformed(d) => (
+            format!("malformed json frame: {d}"),
+            format!("malformed json from extension: {d}"),
+        ),
+        DecodeError::UnknownType(t) => (
+            format!("unknown frame type {t:?}"),
+            format!("unknown frame type {t:?}"),
+        ),
+    };
+    ext.diagnose(diag);
+    if count <= MAX_LOGGED_BAD_FRAMES {
+        ext.log_marker(&log);
+        if count == MAX_LOGGED_BAD_FRAMES {
+            ext.log_marker("further malformed or unknown frames are counted but not logged");
+        }
+    }
+}
+
+fn register_command(shared: &Shared, ext: &Extension, rc: RegisterCommand) {
+    let name = rc.name;
+    if name.trim().is_empty() || name.chars().any(char::is_whitespace) {
+        ext.warn(format!(
+            "command name {name:?} is invalid (empty or contains whitespace); ignored"
+        ));
+        return;
+    }
+    let info = CommandInfo {
+        name: name.clone(),
+        description: rc.description,
+        extension: ext.name.clone(),
+    };
+    let claim = shared.registry().claim_command(ext.idx, info);
+    let state = record_claim(shared, ext, &claim, &format!("command /{name}"));
+    ext.state().commands.push(Registration { name, state });
+}
+
+fn register_tool(shared: &Shared, ext: &Extension, rt: RegisterTool) {
+    let name = rt.name;
+    if name.trim().is_empty() || name.chars().any(char::is_whitespace) {
+        ext.warn(format!(
+            "bad register_tool frame: tool name {name:?} is invalid (empty or contains whitespace)"
+        ));
+        return;
+    }
+    let schema = match rt.schema {
+        None | Some(Value::Null) => json!({"type": "object", "properties": {}}),
+        Some(s) if s.get("type").and_then(Value::as_str) == Some("object") => s,
+        Some(_) => {
+            ext.warn(format!(
+                "bad register_tool frame: tool {name}: schema must be a JSON Schema object with \"type\":\"object\"; tool ignored"
+            ));
+            return;
+        }
+    };
+    let late = ext.readiness().is_settled();
+    let def = ToolDef {
+        name: name.clone(),
+        description: rt.description,
+        schema,
+        deferred: rt.deferred,
+        extension: ext.name.clone(),
+    };
+    let claim = shared.registry().claim_tool(ext.idx, def, late);
+    let state = record_claim(shared, ext, &claim, &format!("tool {name}"));
+    if late && state == SlotState::Active {
+        ext.warn(format!(
+            "tool {name} registered after ready; it is offered to the model after the next registry rebuild (/reload-ext)"
+        ));
+    }
+    ext.state().tools.push(Registration { name, state });
+}
+
+/// Turns a claim into diagnostics; returns this registration's state.
+fn record_claim(shared: &Shared, ext: &Extension, claim: &Claim, what: &str) -> SlotState {
+    let conflict = format!("{what} conflicts with another extension registering the same name");
+    match claim {
+        Claim::Won => SlotState::Active,
+        Claim::Lost => {
+            ext.warn(conflict);
+            SlotState::Shadowed
+        }
+        Claim::TookOver { loser } => {
+            if let Some(loser) = shared.extension(*loser) {
+                loser.warn(conflict);
+            }
+            SlotState::Active
+        }
+        Claim::Builtin => {
+            ext.warn(format!("{what} is shadowed by a built-in or reserved name"));
+            SlotState::Shadowed
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! The three tasks of a running extension: writer (stdin), reader
+//! (stdout) and waiter (process exit).
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use tokio::io::AsyncBufRead;
+use tokio::process::{Child, ChildStdin};
+
+use crate::diagnostics::Readiness;
+use crate::extension::Extension;
+use crate::frames::handle_frame;
+use crate::line_reader::{LineRead, LineReader};
+use crate::log_file::rfc3339_now;
+use crate::shared::Shared;
+use crate::ui::UiKind;
+
+/// Why an extension's stdout stopped.
+#[derive(Debug)]
+enum Disconnect {
+    Eof,
+    TooLong,
+    ReadError(String),
+}
+
+pub(crate) fn start_tasks<R>(
+    shared: &Arc<Shared>,
+    ext: &Arc<Extension>,
+    mut child: Child,
+    stdin: ChildStdin,
+    reader: LineReader<R>,
+) where
+    R: AsyncBufRead + Unpin + Send + 'static,
+{
+    // Writer.
+    let w_ext = Arc::clone(ext);
+    tokio::spawn(async move {
+        if let Some(err) = w_ext.outbox.run_writer(stdin).await {
+            w_ext.log_marker(&format!("write to extension failed: {err}"));
+            w_ext.fail_all_pending();
+        }
+    });
+    // Waiter: owns the child and publishes how it ended.
+    let x_ext = Arc::clone(ext);
+    tokio::spawn(async move {
+        let how = match child.wait().await {
+            Ok(status) => crate::process::describe_exit(status),
+            Err(e) => format!("wait failed: {e}"),
+        };
+        x_ext.exit.send_replace(Some(how));
+    });
+    // Reader.
+    let r_shared = Arc::clone(shared);
+    let r_ext = Arc::clone(ext);
+    tokio::spawn(async move {
+        let why = read_loop(&r_shared, &r_ext, reader).await;
+        on_disconnect(&r_shared, &r_ext, why).await;
+    });
+}
+
+async fn read_loop<R: AsyncBufRead + Unpin>(
+    shared: &Arc<Shared>,
+    ext: &Arc<Extension>,
+    mut reader: LineReader<R>,
+) -> Disconnect {
+    let idle = shared.config.timeouts.auto_ready_idle;
+    let mut window_end = tokio::time::Instant::now() + idle;
+    let mut seen_in_window = false;
+    loop {
+        let read = if ext.readiness().is_settled() {
+            reader.next_line().await
+        } else {
+            match tokio::time::timeout_at(window_end, reader.next_line()).await {
+                Ok(r) => r,
+                Err(_) => {
+                    if !seen_in_window && ext.settle(Readiness::AutoReady) {
+                        ext.diagnose("no ready frame; auto-ready after idle");
+                        ext.log_marker("no ready frame; auto-readying after idle (legacy SDK?)");
+                    }
+                    seen_in_window = false;
+                    window_end = tokio::time::Instant::now() + idle;
+                    continue;
+                }
+            }
+        };
+        match read {
+            Ok(LineRead::Line(line)) => {
+                seen_in_window = true;
+                handle_frame(shared, ext, &line).await;
+            }
+            Ok(LineRead::Eof) => return Disconnect::Eof,
+            Ok(LineRead::TooLong) => return Disconnect::TooLong,
+            Err(e) => return Disconnect::ReadError(e.to_string()),
+        }
+    }
+}
+
+async fn on_disconnect(shared: &Arc<Shared>, ext: &Arc<Extension>, why: Disconnect) {
+    match &why {
+        Disconnect::TooLong => ext.warn(format!(
+            "frame exceeds the {} MiB line limit ({} bytes); extension disconnected and stopped",
+            zut_protocol::limits::MAX_INBOUND_LINE / (1024 * 1024),
+            zut_protocol::limits::MAX_INBOUND_LINE
+        )),
+        Disconnect::ReadError(e) => ext.warn(format!(
+            "read from extension failed: {e}; extension disconnected"
+        )),
+        Disconnect::Eof => {}
+    }
+    ext.mark_dead();
+    ext.settle(Readiness::Ready);
+    shared.registry().remove_extension(ext.idx);
+    ext.fail_all_pending();
+    ext.outbox.close();
+    ext.log_marker(&format!(
+        "extension {} read loop exited at {}",
+        ext.name,
+        rfc3339_now()
+    ));
+    shared.ui(&ext.name, UiKind::ChromeClear).await;
+    if !shared.shutting_down.load(Ordering::Acquire) {
+        let grace = match why {
+            Disconnect::TooLong => std::time::Duration::ZERO,
+            _ => shared.config.timeouts.exit_before_hello,
+        };
+        crate::shutdown::terminate(ext, grace, shared.config.timeouts.term_to_kill).await;
+    }
+}
