@@ -1,0 +1,1 @@
+//! The zut agent loop (being built).

@@ -1,0 +1,1 @@
+//! Local scripted LLM server for tests (being built).

@@ -1,0 +1,233 @@
+//! Provider-neutral conversation types shared by every provider and the agent loop.
+//!
+//! These are the only types the agent core sees: a provider translates them to
+//! and from its own wire format.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Who said a [`Message`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The user (also carries tool results back to the model).
+    User,
+    /// The model.
+    Assistant,
+}
+
+/// One message of the conversation sent to the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    /// Speaker.
+    pub role: Role,
+    /// Ordered content parts.
+    pub content: Vec<Part>,
+}
+
+impl Message {
+    /// A user message holding one text part.
+    pub fn user_text(text: impl Into<String>) -> Self {
+        Self {
+            role: Role::User,
+            content: vec![Part::Text { text: text.into() }],
+        }
+    }
+
+    /// The concatenated text parts of this message.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for part in &self.content {
+            if let Part::Text { text } = part {
+                out.push_str(text);
+            }
+        }
+        out
+    }
+
+    /// The tool calls of this message, in order.
+    pub fn tool_calls(&self) -> impl Iterator<Item = (&str, &str, &Value)> {
+        self.content.iter().filter_map(|p| match p {
+            Part::ToolCall { id, name, args } => Some((id.as_str(), name.as_str(), args)),
+            _ => None,
+        })
+    }
+}
+
+/// One content part of a [`Message`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Part {
+    /// Plain text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image, base64-encoded.
+    Image {
+        /// MIME type such as `image/png`.
+        mime_type: String,
+        /// Base64 data (no `data:` prefix).
+        data: String,
+    },
+    /// Model reasoning ("thinking"). Providers that need it echoed back
+    /// (Anthropic) keep the signature; others drop the part when sending.
+    Thinking {
+        /// Reasoning text (may be empty when redacted).
+        text: String,
+        /// Opaque provider signature, echoed back verbatim.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        signature: Option<String>,
+    },
+    /// A tool call made by the assistant.
+    ToolCall {
+        /// Provider-assigned call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// Parsed arguments (an object; `{}` when the model sent nothing).
+        args: Value,
+    },
+    /// The result of a tool call, sent back in a user message.
+    ToolResult {
+        /// The id of the [`Part::ToolCall`] this answers.
+        call_id: String,
+        /// Whether the tool failed.
+        is_error: bool,
+        /// Result content: only `Text` and `Image` parts.
+        content: Vec<Part>,
+    },
+}
+
+/// A tool the model may call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    /// Tool name.
+    pub name: String,
+    /// Description shown to the model.
+    pub description: String,
+    /// JSON Schema (an object schema) of the arguments.
+    pub input_schema: Value,
+}
+
+/// Reasoning effort requested from the model (`--reasoning`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Reasoning {
+    /// No reasoning requested.
+    #[default]
+    Off,
+    /// Low effort.
+    Low,
+    /// Medium effort.
+    Medium,
+    /// High effort.
+    High,
+}
+
+/// One model request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    /// Model id.
+    pub model: String,
+    /// System prompt (may be empty).
+    pub system: String,
+    /// Conversation so far.
+    pub messages: Vec<Message>,
+    /// Tools offered to the model (may be empty).
+    pub tools: Vec<ToolSpec>,
+    /// Output token cap.
+    pub max_tokens: u32,
+    /// Reasoning effort.
+    pub reasoning: Reasoning,
+}
+
+/// Why the model stopped (the `stop` of rpc.md's `turn_end`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The model finished its answer (also `stop_sequence`, `refusal`, OpenAI `stop`).
+    EndTurn,
+    /// The model wants tool results.
+    ToolUse,
+    /// Output token limit hit.
+    Length,
+    /// The request failed.
+    Error,
+    /// The request was cancelled.
+    Aborted,
+}
+
+/// Token usage of one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Usage {
+    /// Input (prompt) tokens, excluding cache reads/writes when the provider splits them.
+    pub input: u64,
+    /// Output tokens.
+    pub output: u64,
+    /// Reasoning tokens when the provider reports them separately.
+    pub reasoning: Option<u64>,
+    /// Tokens read from the prompt cache.
+    pub cache_read: u64,
+    /// Tokens written to the prompt cache.
+    pub cache_write: u64,
+}
+
+/// A streamed event, delivered while a request runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamEvent {
+    /// An HTTP attempt starts (`attempt` is 1-based).
+    RequestStarted {
+        /// Attempt number, 1-based.
+        attempt: u32,
+        /// Maximum attempts.
+        max_attempts: u32,
+    },
+    /// A retry is scheduled after a retryable failure.
+    RetryScheduled {
+        /// The attempt that failed.
+        attempt: u32,
+        /// Maximum attempts.
+        max_attempts: u32,
+        /// Delay before the next attempt.
+        delay_ms: u64,
+        /// Why (status and provider message; never the key).
+        reason: String,
+    },
+    /// First output of the assistant message.
+    AssistantStart,
+    /// Assistant text.
+    TextDelta(String),
+    /// Reasoning text.
+    ThinkingDelta(String),
+    /// A tool call starts.
+    ToolUseStart {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+    },
+    /// A fragment of a tool call's JSON arguments.
+    ToolUseArgs {
+        /// Call id.
+        id: String,
+        /// Raw JSON fragment.
+        delta: String,
+    },
+    /// A tool call's arguments are complete.
+    ToolUseEnd {
+        /// Call id.
+        id: String,
+    },
+}
+
+/// The finished result of a streamed request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Completion {
+    /// The assembled assistant message (text, thinking and tool calls, in stream order).
+    pub message: Message,
+    /// Why the model stopped.
+    pub stop: StopReason,
+    /// Token usage.
+    pub usage: Usage,
+}

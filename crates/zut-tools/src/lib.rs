@@ -1,0 +1,1 @@
+//! zut's built-in tools (being built).
