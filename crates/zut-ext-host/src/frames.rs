@@ -213,7 +213,7 @@ fn register_command(shared: &Shared, ext: &Extension, rc: RegisterCommand) {
         extension: ext.name.clone(),
     };
     let claim = shared.registry().claim_command(ext.idx, info);
-    let state = record_claim(shared, ext, &claim, &format!("command /{name}"));
+    let state = record_claim(shared, ext, &claim, &|n| format!("command /{n}"), &name);
     ext.state().commands.push(Registration { name, state });
 }
 
@@ -244,7 +244,7 @@ fn register_tool(shared: &Shared, ext: &Extension, rt: RegisterTool) {
         extension: ext.name.clone(),
     };
     let claim = shared.registry().claim_tool(ext.idx, def, late);
-    let state = record_claim(shared, ext, &claim, &format!("tool {name}"));
+    let state = record_claim(shared, ext, &claim, &|n| format!("tool {n}"), &name);
     if late && state == SlotState::Active {
         ext.warn(format!(
             "tool {name} registered after ready; it is offered to the model after the next registry rebuild (/reload-ext)"
@@ -254,22 +254,38 @@ fn register_tool(shared: &Shared, ext: &Extension, rt: RegisterTool) {
 }
 
 /// Turns a claim into diagnostics; returns this registration's state.
-fn record_claim(shared: &Shared, ext: &Extension, claim: &Claim, what: &str) -> SlotState {
-    let conflict = format!("{what} conflicts with another extension registering the same name");
+/// `what` names a registration (`command /x`, `tool x`); each diagnostic
+/// names the losing registration as that extension spelled it.
+fn record_claim(
+    shared: &Shared,
+    ext: &Extension,
+    claim: &Claim,
+    what: &dyn Fn(&str) -> String,
+    name: &str,
+) -> SlotState {
+    let conflict = |n: &str| {
+        format!(
+            "{} conflicts with another extension registering the same name",
+            what(n)
+        )
+    };
     match claim {
         Claim::Won => SlotState::Active,
         Claim::Lost => {
-            ext.warn(conflict);
+            ext.warn(conflict(name));
             SlotState::Shadowed
         }
-        Claim::TookOver { loser } => {
+        Claim::TookOver { loser, loser_name } => {
             if let Some(loser) = shared.extension(*loser) {
-                loser.warn(conflict);
+                loser.warn(conflict(loser_name));
             }
             SlotState::Active
         }
         Claim::Builtin => {
-            ext.warn(format!("{what} is shadowed by a built-in or reserved name"));
+            ext.warn(format!(
+                "{} is shadowed by a built-in or reserved name",
+                what(name)
+            ));
             SlotState::Shadowed
         }
     }

@@ -1,7 +1,7 @@
 //! [`ExtensionHost`]: the public face of the extension host.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use serde_json::Value;
 use zut_protocol::{encode_line, Event, HostFrame, PanelClose, PanelKey, SessionInfo};
@@ -18,10 +18,15 @@ use crate::shared::Shared;
 use crate::tool_result::ToolOutcome;
 use crate::ui::UiSender;
 
-/// A running set of extensions. Cheap to clone; all clones share one host.
+/// A running set of extensions. Cheap to clone; all clones share one host,
+/// also across [`ExtensionHost::reload`]. When the last clone is dropped
+/// without [`ExtensionHost::shutdown`], every extension process group is
+/// killed (safety net).
 #[derive(Clone)]
 pub struct ExtensionHost {
-    shared: Arc<Shared>,
+    config: Arc<HostConfig>,
+    /// The current generation of extensions; replaced by a reload.
+    current: Arc<RwLock<Arc<Shared>>>,
 }
 
 /// What [`ExtensionHost::start`] did.
@@ -53,41 +58,50 @@ impl ExtensionHost {
     /// concurrently, then waits (3 s shared deadline) for readiness.
     /// One-way UI frames are sent on `ui`, which the caller must drain.
     pub async fn start(config: HostConfig, ui: UiSender) -> (Self, StartReport) {
-        let shared = Arc::new(Shared::new(config, ui));
+        let shared = Arc::new(Shared::new(config.clone(), ui));
         let pass = load_all(&shared).await;
         let report = StartReport {
             errors: pass.errors,
             planned: pass.planned,
             shadowed: pass.shadowed,
         };
-        (Self { shared }, report)
+        let host = Self {
+            config: Arc::new(config),
+            current: Arc::new(RwLock::new(shared)),
+        };
+        (host, report)
+    }
+
+    /// The current generation of extensions.
+    fn shared(&self) -> Arc<Shared> {
+        Arc::clone(&self.current.read().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// The configuration the host was started with.
     pub fn config(&self) -> &HostConfig {
-        &self.shared.config
+        &self.config
     }
 
     /// Commands owned by live extensions, sorted case-insensitively.
     pub fn commands(&self) -> Vec<CommandInfo> {
-        self.shared.registry().commands()
+        self.shared().registry().commands()
     }
 
     /// Tool definitions to offer the model (late registrations excluded
     /// until [`ExtensionHost::rebuild_tools`]), sorted by name. Deferred
     /// tools are included with `deferred: true`.
     pub fn tools(&self) -> Vec<ToolDef> {
-        self.shared.registry().tools()
+        self.shared().registry().tools()
     }
 
     /// Makes tools registered after ready visible to [`ExtensionHost::tools`].
     pub fn rebuild_tools(&self) {
-        self.shared.registry().rebuild();
+        self.shared().registry().rebuild();
     }
 
     /// Whether a live extension owns command `name` (case-insensitive).
     pub fn has_command(&self, name: &str) -> bool {
-        self.shared.registry().command(name).is_some()
+        self.shared().registry().command(name).is_some()
     }
 
     /// Sends `command_invoked` to the owner of `name` and waits (30 s) for
@@ -97,36 +111,36 @@ impl ExtensionHost {
         name: &str,
         args: &str,
     ) -> Result<CommandReply, CommandError> {
-        crate::calls::invoke_command(&self.shared, name, args).await
+        crate::calls::invoke_command(&self.shared(), name, args).await
     }
 
     /// Calls an extension tool and waits (60 s) for its result. Never
     /// fails: problems become error results naming the extension. When the
     /// extension dies mid-call the error comes back at once.
     pub async fn call_tool(&self, name: &str, args: Value) -> ToolOutcome {
-        crate::calls::call_tool(&self.shared, name, args).await
+        crate::calls::call_tool(&self.shared(), name, args).await
     }
 
     /// Sends a lifecycle event to its subscribers (one-way, ordered per
     /// extension, never blocks).
     pub fn emit(&self, event: &Event) {
-        crate::events::emit(&self.shared, event)
+        crate::events::emit(&self.shared(), event)
     }
 
     /// Sends a session lifecycle event (`session_start`, `session_opened`,
     /// …); each subscriber receives only its own state snapshot.
     pub fn emit_session_event(&self, name: &str, session: Option<SessionInfo>) {
-        crate::events::emit_session_event(&self.shared, name, session)
+        crate::events::emit_session_event(&self.shared(), name, session)
     }
 
     /// Replaces the in-memory state snapshots (restored from a session).
     pub fn set_states(&self, states: HashMap<String, Value>) {
-        self.shared.session().states = states;
+        self.shared().session().states = states;
     }
 
     /// Current in-memory state snapshots, by extension.
     pub fn states(&self) -> HashMap<String, Value> {
-        self.shared.session().states.clone()
+        self.shared().session().states.clone()
     }
 
     /// Runs `tool_call` interception.
@@ -136,22 +150,22 @@ impl ExtensionHost {
         tool_name: &str,
         args: &Value,
     ) -> ToolCallVerdict {
-        crate::intercept::tool_call(&self.shared, tool_id, tool_name, args).await
+        crate::intercept::tool_call(&self.shared(), tool_id, tool_name, args).await
     }
 
     /// Runs `turn_start` interception.
     pub async fn intercept_turn_start(&self, step: u64) -> TurnStartVerdict {
-        crate::intercept::turn_start(&self.shared, step).await
+        crate::intercept::turn_start(&self.shared(), step).await
     }
 
     /// Runs `assistant_message` interception.
     pub async fn intercept_assistant_message(&self, text: &str) -> AssistantVerdict {
-        crate::intercept::assistant_message(&self.shared, text).await
+        crate::intercept::assistant_message(&self.shared(), text).await
     }
 
     /// Whether any live extension intercepts `event`.
     pub fn has_interceptors(&self, event: &str) -> bool {
-        self.shared
+        self.shared()
             .extensions()
             .iter()
             .any(|e| e.is_alive() && e.intercepts(event))
@@ -160,7 +174,7 @@ impl ExtensionHost {
     /// Forwards a key to the extension owning the focused panel.
     pub fn panel_key(&self, extension: &str, panel_id: &str, key: &str, text: &str) {
         if let Some(ext) = self
-            .shared
+            .shared()
             .extension_named(extension)
             .filter(|e| e.is_alive())
         {
@@ -176,7 +190,7 @@ impl ExtensionHost {
     /// Tells an extension that the user closed its panel.
     pub fn panel_close(&self, extension: &str, panel_id: &str) {
         if let Some(ext) = self
-            .shared
+            .shared()
             .extension_named(extension)
             .filter(|e| e.is_alive())
         {
@@ -189,8 +203,9 @@ impl ExtensionHost {
 
     /// Per-extension snapshot for `ext doctor`, in load order.
     pub fn reports(&self) -> Vec<ExtensionReport> {
-        let registry = self.shared.registry();
-        self.shared
+        let shared = self.shared();
+        let registry = shared.registry();
+        shared
             .extensions()
             .iter()
             .map(|ext| {
@@ -245,7 +260,7 @@ impl ExtensionHost {
 
     /// Process ids of the running extensions (for tests and diagnostics).
     pub fn pids(&self) -> Vec<(String, u32)> {
-        self.shared
+        self.shared()
             .extensions()
             .iter()
             .filter(|e| e.is_alive())
@@ -257,13 +272,13 @@ impl ExtensionHost {
     /// `timeouts.shutdown_grace` (2 s), then SIGTERM, 1 s, SIGKILL, each
     /// to the whole process group.
     pub async fn shutdown(&self) {
-        self.shutdown_with_grace(self.shared.config.timeouts.shutdown_grace)
+        self.shutdown_with_grace(self.shared().config.timeouts.shutdown_grace)
             .await
     }
 
     /// [`ExtensionHost::shutdown`] with another grace (doctor uses 500 ms).
     pub async fn shutdown_with_grace(&self, grace: std::time::Duration) {
-        crate::shutdown::stop_all(&self.shared, grace).await
+        crate::shutdown::stop_all(&self.shared(), grace).await
     }
 
     /// Stops every extension, re-reads manifests (honouring `--no-ext`),
@@ -271,16 +286,14 @@ impl ExtensionHost {
     /// late-tool flags start afresh; the remembered session is announced in
     /// `hello_ack` and replayed on `ready`.
     pub async fn reload(&mut self) -> ReloadReport {
-        let stopped = self.shared.extensions().len();
+        let old = self.shared();
+        let stopped = old.extensions().len();
         self.shutdown().await;
-        let fresh = Arc::new(Shared::new(
-            self.shared.config.clone(),
-            self.shared.ui.clone(),
-        ));
-        *fresh.session() = self.shared.session().clone();
+        let fresh = Arc::new(Shared::new((*self.config).clone(), old.ui.clone()));
+        *fresh.session() = old.session().clone();
         let pass = load_all(&fresh).await;
-        self.shared = fresh;
-        let exts = self.shared.extensions();
+        *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::clone(&fresh);
+        let exts = fresh.extensions();
         ReloadReport {
             stopped,
             loaded: exts.len(),

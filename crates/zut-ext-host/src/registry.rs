@@ -73,8 +73,9 @@ pub(crate) enum Claim {
     /// The slot was ours already or another extension earlier in load
     /// order owns it; this registration is shadowed.
     Lost,
-    /// We took the slot from `loser` (later in load order).
-    TookOver { loser: usize },
+    /// We took the slot from `loser` (later in load order), whose
+    /// registration was spelled `loser_name`.
+    TookOver { loser: usize, loser_name: String },
     /// A built-in or reserved name; never ours.
     Builtin,
 }
@@ -108,9 +109,9 @@ impl Registry {
         match self.commands.get(&key) {
             Some(slot) if slot.ext <= ext => Claim::Lost,
             Some(slot) => {
-                let loser = slot.ext;
+                let (loser, loser_name) = (slot.ext, slot.info.name.clone());
                 self.commands.insert(key, CommandSlot { ext, info });
-                Claim::TookOver { loser }
+                Claim::TookOver { loser, loser_name }
             }
             None => {
                 self.commands.insert(key, CommandSlot { ext, info });
@@ -130,8 +131,11 @@ impl Registry {
             Some(slot) => {
                 let loser = slot.ext;
                 let name = def.name.clone();
-                self.tools.insert(name, ToolSlot { ext, def, late });
-                Claim::TookOver { loser }
+                self.tools.insert(name.clone(), ToolSlot { ext, def, late });
+                Claim::TookOver {
+                    loser,
+                    loser_name: name,
+                }
             }
             None => {
                 let name = def.name.clone();
@@ -225,7 +229,10 @@ mod tests {
         assert_eq!(r.claim_command(1, cmd("CaseTest", "b")), Claim::Won);
         assert_eq!(
             r.claim_command(0, cmd("casetest", "a")),
-            Claim::TookOver { loser: 1 }
+            Claim::TookOver {
+                loser: 1,
+                loser_name: "CaseTest".into()
+            }
         );
         assert_eq!(r.claim_command(1, cmd("CASETEST", "b")), Claim::Lost);
         assert_eq!(r.command("CASETEST").unwrap().info.name, "casetest");

@@ -114,7 +114,9 @@ impl Drop for Shared {
             .unwrap_or_else(|e| e.into_inner())
             .iter()
         {
-            if let Some(pgid) = ext.pgid {
+            // Only while the leader is unreaped: its pid (and so the group
+            // id) cannot have been reused by an unrelated process.
+            if let (Some(pgid), None) = (ext.pgid, ext.exit.borrow().as_ref()) {
                 crate::process::signal_group(pgid, crate::process::SIGKILL);
             }
         }

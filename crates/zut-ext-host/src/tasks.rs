@@ -2,7 +2,7 @@
 //! (stdout) and waiter (process exit).
 
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use tokio::io::AsyncBufRead;
 use tokio::process::{Child, ChildStdin};
@@ -21,6 +21,8 @@ enum Disconnect {
     Eof,
     TooLong,
     ReadError(String),
+    /// The host was dropped.
+    HostGone,
 }
 
 pub(crate) fn start_tasks<R>(
@@ -49,21 +51,31 @@ pub(crate) fn start_tasks<R>(
         };
         x_ext.exit.send_replace(Some(how));
     });
-    // Reader.
-    let r_shared = Arc::clone(shared);
+    // Reader. It holds the host only weakly, so dropping the last
+    // `ExtensionHost` drops `Shared`, whose `Drop` kills the process groups.
+    let r_shared = Arc::downgrade(shared);
     let r_ext = Arc::clone(ext);
+    let idle = shared.config.timeouts.auto_ready_idle;
     tokio::spawn(async move {
-        let why = read_loop(&r_shared, &r_ext, reader).await;
-        on_disconnect(&r_shared, &r_ext, why).await;
+        let why = read_loop(&r_shared, &r_ext, reader, idle).await;
+        match r_shared.upgrade() {
+            Some(shared) => on_disconnect(&shared, &r_ext, why).await,
+            None => {
+                r_ext.mark_dead();
+                r_ext.settle(Readiness::Ready);
+                r_ext.fail_all_pending();
+                r_ext.outbox.close();
+            }
+        }
     });
 }
 
 async fn read_loop<R: AsyncBufRead + Unpin>(
-    shared: &Arc<Shared>,
+    shared: &Weak<Shared>,
     ext: &Arc<Extension>,
     mut reader: LineReader<R>,
+    idle: std::time::Duration,
 ) -> Disconnect {
-    let idle = shared.config.timeouts.auto_ready_idle;
     let mut window_end = tokio::time::Instant::now() + idle;
     let mut seen_in_window = false;
     loop {
@@ -86,7 +98,10 @@ async fn read_loop<R: AsyncBufRead + Unpin>(
         match read {
             Ok(LineRead::Line(line)) => {
                 seen_in_window = true;
-                handle_frame(shared, ext, &line).await;
+                let Some(shared) = shared.upgrade() else {
+                    return Disconnect::HostGone;
+                };
+                handle_frame(&shared, ext, &line).await;
             }
             Ok(LineRead::Eof) => return Disconnect::Eof,
             Ok(LineRead::TooLong) => return Disconnect::TooLong,
@@ -105,7 +120,7 @@ async fn on_disconnect(shared: &Arc<Shared>, ext: &Arc<Extension>, why: Disconne
         Disconnect::ReadError(e) => ext.warn(format!(
             "read from extension failed: {e}; extension disconnected"
         )),
-        Disconnect::Eof => {}
+        Disconnect::Eof | Disconnect::HostGone => {}
     }
     ext.mark_dead();
     ext.settle(Readiness::Ready);

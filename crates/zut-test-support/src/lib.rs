@@ -207,3 +207,82 @@ pub fn process_alive(pid: i32) -> bool {
         Err(_) => false,
     }
 }
+
+/// Path of the binary of a Rust example extension (`hello`, `guard`,
+/// `todo`), building only the example packages (not the whole workspace)
+/// once per test process. Honours `CARGO_TARGET_DIR` like
+/// [`target_bin_dir`].
+pub fn example_bin(name: &str) -> PathBuf {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    static LOCK: Mutex<()> = Mutex::new(());
+    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    BUILT.get_or_init(|| {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let status = Command::new(cargo)
+            .args([
+                "build",
+                "--quiet",
+                "--bins",
+                "-p",
+                "zut-example-hello",
+                "-p",
+                "zut-example-guard",
+                "-p",
+                "zut-example-todo",
+            ])
+            .current_dir(workspace_root())
+            .status()
+            .expect("run cargo build");
+        assert!(
+            status.success(),
+            "cargo build of the example extensions failed"
+        );
+    });
+    let path = target_bin_dir().join(name);
+    assert!(path.is_file(), "binary {} not found", path.display());
+    path
+}
+
+/// Like [`install_rust_example`], but builds only the example packages
+/// (see [`example_bin`]), which is much cheaper than building the whole
+/// workspace.
+pub fn install_example(example: &str, dest: &Path) -> PathBuf {
+    let src = workspace_root().join("examples/extensions").join(example);
+    std::fs::create_dir_all(dest).unwrap();
+    for file in ["extension.json", "README.md"] {
+        if src.join(file).is_file() {
+            std::fs::copy(src.join(file), dest.join(file)).unwrap();
+        }
+    }
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(src.join("extension.json")).unwrap())
+            .unwrap();
+    let exec = manifest["exec"].as_str().unwrap();
+    let bin = example_bin(Path::new(exec).file_name().unwrap().to_str().unwrap());
+    let target = dest.join(exec);
+    std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+    std::fs::copy(&bin, &target).unwrap();
+    dest.to_path_buf()
+}
+
+/// Resident set size of the current process in KiB (Linux `VmRSS`), or
+/// `None` where `/proc` is unavailable.
+pub fn rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+}
+
+/// The Python 3 interpreter to put in fixture shebangs: `/usr/bin/python3`
+/// when present (fast to start), else `python3` looked up through
+/// `/usr/bin/env` (may be a slow version-manager shim).
+pub fn python3_shebang() -> String {
+    if Path::new("/usr/bin/python3").is_file() {
+        "#!/usr/bin/python3".to_string()
+    } else {
+        "#!/usr/bin/env python3".to_string()
+    }
+}

@@ -1,0 +1,153 @@
+//! Misbehaving extensions not covered by a single conformance case:
+//! floods, extensions that stop reading or close their stdin.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use zut_ext_host::{ui_channel, ExtensionHost, UiKind};
+use zut_protocol::Event;
+use zut_test_support::{rss_kib, TestEnv};
+
+use crate::common::*;
+
+const FLOOD: usize = 1_000_000;
+
+/// One-way frames are never dropped: a full UI channel makes the host stop
+/// reading the flooding extension (backpressure through its stdout pipe),
+/// so memory stays bounded while the embedder is not draining, every
+/// frame arrives once it drains, and other extensions keep working.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_million_notifies_are_bounded_and_all_delivered() {
+    let env = TestEnv::new();
+    py_ext(
+        &env.global_dir("flood"),
+        "flood",
+        &format!(
+            "hello()\nsend({{'type': 'ready'}})\n\
+             line = (json.dumps({{'type': 'notify', 'level': 'info', 'message': 'flood'}}) + '\\n') * 10000\n\
+             for _ in range({}):\n    raw(line)\nsend({{'type': 'notify', 'message': 'DONE'}})\nserve()",
+            FLOOD / 10_000
+        ),
+    );
+    echo_ext(&env.global_dir("worker"), "worker", &["work"]);
+    let mut cfg = config(&env);
+    cfg.timeouts.tool = Duration::from_secs(20);
+    let (tx, mut rx) = ui_channel();
+    let (host, report) = ExtensionHost::start(cfg, tx).await;
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+
+    // Not draining: the host must not buffer the flood.
+    let before = rss_kib();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let out = host.call_tool("work", json!({"n": 1})).await;
+    assert_eq!(
+        out.text(),
+        "work:{\"n\": 1}",
+        "other extensions keep working"
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    if let (Some(before), Some(after)) = (before, rss_kib()) {
+        assert!(
+            after.saturating_sub(before) < 64 * 1024,
+            "RSS grew from {before} KiB to {after} KiB while the UI was not drained"
+        );
+    }
+
+    // Draining: every frame arrives, in order, then the marker.
+    let started = Instant::now();
+    let mut floods = 0usize;
+    loop {
+        let ev = tokio::time::timeout(Duration::from_secs(60), rx.recv())
+            .await
+            .expect("UI events stalled")
+            .expect("UI channel closed");
+        if ev.extension != "flood" {
+            continue;
+        }
+        match ev.kind {
+            UiKind::Notify { message, .. } if message == "flood" => floods += 1,
+            UiKind::Notify { message, .. } if message == "DONE" => break,
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(180),
+            "flood too slow"
+        );
+    }
+    assert_eq!(floods, FLOOD, "nothing silently dropped");
+    let flood = host
+        .reports()
+        .into_iter()
+        .find(|r| r.name == "flood")
+        .unwrap();
+    assert!(flood.alive);
+    assert!(flood.diagnostics.is_empty(), "{:?}", flood.diagnostics);
+    host.shutdown().await;
+    assert!(host.pids().is_empty());
+}
+
+#[tokio::test]
+async fn extension_not_reading_stdin_gets_bounded_events_with_a_diagnostic() {
+    let env = TestEnv::new();
+    py_ext(
+        &env.global_dir("deaf"),
+        "deaf",
+        "hello()\nsend({'type': 'subscribe', 'events': ['turn_start']})\nsend({'type': 'ready'})\n\
+         while True:\n    time.sleep(1)",
+    );
+    echo_ext(&env.global_dir("hearing"), "hearing", &["h"]);
+    let run = Run::start(env, |_| {}).await;
+    let started = Instant::now();
+    // Each frame is ~1 KiB, enough to fill the pipe many times over.
+    let pad = "x".repeat(1024);
+    for step in 1..=5_000u64 {
+        run.host.emit(&Event {
+            event: "turn_start".into(),
+            step,
+            text: pad.clone(),
+            ..Event::default()
+        });
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "emit never blocks"
+    );
+    assert!(
+        eventually(Duration::from_secs(5), || has_diag(
+            &run.report_of("deaf"),
+            "event frame dropped"
+        ))
+        .await
+    );
+    assert!(run.env.log("deaf").contains("event frame dropped"));
+    assert_eq!(run.host.call_tool("h", json!({})).await.text(), "h:{}");
+    run.stop().await;
+    assert!(run.host.pids().is_empty());
+}
+
+#[tokio::test]
+async fn extension_closing_its_stdin_fails_calls_promptly() {
+    let env = TestEnv::new();
+    py_ext(
+        &env.global_dir("shut"),
+        "shut",
+        "hello()\nsend({'type': 'register_tool', 'name': 'x'})\nsend({'type': 'ready'})\n\
+         sys.stdin.close()\nos.close(0)\nwhile True:\n    time.sleep(1)",
+    );
+    let run = Run::start(env, |c| c.timeouts.tool = Duration::from_secs(60)).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let started = Instant::now();
+    let out = run.host.call_tool("x", json!({})).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(out.is_error);
+    assert!(
+        out.text().starts_with("extension shut/x failed: "),
+        "{out:?}"
+    );
+    run.stop().await;
+    assert!(run.host.pids().is_empty());
+}
