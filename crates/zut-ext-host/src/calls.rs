@@ -66,7 +66,11 @@ async fn request(
         .map_err(RequestError::Write)?;
     match tokio::time::timeout(within, rx).await {
         Err(_) => Err(RequestError::Timeout),
-        Ok(Err(_)) | Ok(Ok(Reply::Disconnected)) => Err(RequestError::Disconnected),
+        Ok(Err(_)) | Ok(Ok(Reply::Disconnected)) => Err(match ext.outbox.broken() {
+            // The frame could not be written (broken pipe).
+            Some(err) => RequestError::Write(format!("write: {err}")),
+            None => RequestError::Disconnected,
+        }),
         Ok(Ok(reply)) => Ok(reply),
     }
 }

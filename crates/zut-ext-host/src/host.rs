@@ -47,7 +47,8 @@ pub struct ReloadReport {
     pub stopped: usize,
     /// Extensions registered after the reload.
     pub loaded: usize,
-    /// Of those, ready when the wait ended.
+    /// Of those, ready when the wait ended (`ready` frame or auto-ready;
+    /// not those that hit the ready timeout).
     pub ready: usize,
     /// Load errors.
     pub errors: Vec<LoadError>,
@@ -299,7 +300,13 @@ impl ExtensionHost {
             loaded: exts.len(),
             ready: exts
                 .iter()
-                .filter(|e| e.readiness() == crate::diagnostics::Readiness::Ready)
+                .filter(|e| {
+                    matches!(
+                        e.readiness(),
+                        crate::diagnostics::Readiness::Ready
+                            | crate::diagnostics::Readiness::AutoReady
+                    )
+                })
                 .count(),
             errors: pass.errors,
         }

@@ -85,7 +85,10 @@ async fn ask(
         Ok(_) => match tokio::time::timeout(shared.config.timeouts.intercept, rx).await {
             Err(_) => Err(RequestError::Timeout),
             Ok(Ok(Reply::Intercept(r))) => return Some(r),
-            Ok(_) => Err(RequestError::Disconnected),
+            Ok(_) => Err(match ext.outbox.broken() {
+                Some(err) => RequestError::Write(format!("write: {err}")),
+                None => RequestError::Disconnected,
+            }),
         },
     };
     match res {

@@ -87,6 +87,11 @@ impl Outbox {
         Ok(pushed)
     }
 
+    /// The write error that broke the pipe, if any.
+    pub fn broken(&self) -> Option<String> {
+        self.lock().broken.clone()
+    }
+
     /// No more frames: the writer flushes what is queued, then closes stdin.
     pub fn close(&self) {
         self.lock().closed = true;

@@ -133,7 +133,10 @@ async fn b8_node_on_path_runs_the_clock_example() {
     zut_test_support::install_script_example("clock", &env.global_dir("clock"));
     let run = Run::start(env, |_| {}).await;
     assert!(run.report.errors.is_empty(), "{:?}", run.errors());
-    assert!(run.host.has_command("clock"));
+    let reply = run.host.invoke_command("clock", "utc").await.unwrap();
+    assert!(reply.response.display.contains("(UTC)"), "{reply:?}");
+    let reply = run.host.invoke_command("timers", "").await.unwrap();
+    assert_eq!(reply.response.display, "No timers running.");
     run.stop().await;
 }
 
@@ -325,6 +328,9 @@ async fn rust_sdk_examples_load_and_answer() {
     assert!(run.host.has_command("hello"));
     let cwd = run.host.invoke_command("cwd", "").await.unwrap();
     assert_eq!(cwd.response.display, run.env.project.display().to_string());
+    let py = run.host.invoke_command("HelloPy", "").await.unwrap();
+    assert_eq!(py.response.action, "prompt");
+    assert_eq!(py.extension, "hello-py");
     assert_eq!(
         run.report_of("todo-panel").readiness,
         zut_ext_host::Readiness::Ready

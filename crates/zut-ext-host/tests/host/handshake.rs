@@ -329,3 +329,17 @@ async fn oversized_first_line_fails_the_load() {
     let pid = pid_of(&dir).await;
     assert!(eventually(Duration::from_secs(5), || !process_alive(pid)).await);
 }
+
+#[tokio::test]
+async fn blank_line_before_hello_fails_the_load() {
+    let env = TestEnv::new();
+    py_ext(
+        &env.global_dir("blank"),
+        "blank",
+        "raw('\\n')\nhello()\nserve()",
+    );
+    let run = Run::start(env, |_| {}).await;
+    let msg = run.errors().join("\n");
+    assert!(msg.contains("parse hello (stderr log: "), "{msg}");
+    assert!(msg.contains("empty line"), "{msg}");
+}

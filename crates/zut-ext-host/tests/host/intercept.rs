@@ -295,3 +295,32 @@ async fn h11_h12_h13_turn_start_block_and_contexts() {
     assert!(ctx.ends_with("\n[extension context truncated]"));
     run.stop().await;
 }
+
+#[tokio::test]
+async fn interceptor_dying_mid_chain_is_skipped_at_once() {
+    let env = TestEnv::new();
+    interceptor(&env, "a-dies", "dies", "os._exit(1)");
+    interceptor(
+        &env,
+        "b-rewrites",
+        "rewrites",
+        "{'modified_args': {'by': 'b'}} if f['event'] == 'tool_call' else {}",
+    );
+    let run = Run::start(env, |c| c.timeouts.intercept = Duration::from_secs(60)).await;
+    let started = Instant::now();
+    let v = run.host.intercept_tool_call("1", "x", &json!({})).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "waited for the intercept timeout"
+    );
+    assert_eq!(
+        v,
+        ToolCallVerdict::Allow {
+            args: json!({"by": "b"}),
+            modified: true
+        }
+    );
+    assert!(run.ui.wait_chrome_clear("dies").await);
+    assert!(!run.report_of("dies").alive);
+    run.stop().await;
+}

@@ -145,9 +145,68 @@ async fn extension_closing_its_stdin_fails_calls_promptly() {
     );
     assert!(out.is_error);
     assert!(
-        out.text().starts_with("extension shut/x failed: "),
+        out.text().starts_with("extension shut/x failed: write: "),
         "{out:?}"
     );
     run.stop().await;
     assert!(run.host.pids().is_empty());
+}
+
+#[tokio::test]
+async fn exiting_right_after_hello_never_hangs_start_up() {
+    let env = TestEnv::new();
+    py_ext(
+        &env.global_dir("blink"),
+        "blink",
+        "send({'type': 'hello', 'protocol_version': 2, 'name': NAME})\nsys.exit(4)",
+    );
+    echo_ext(&env.global_dir("solid"), "solid", &["s"]);
+    let started = Instant::now();
+    let run = Run::start(env, |c| {
+        c.timeouts.ready = Duration::from_secs(30);
+        c.timeouts.auto_ready_idle = Duration::from_secs(30);
+    })
+    .await;
+    assert!(started.elapsed() < Duration::from_secs(15));
+    // Either the hello_ack write already failed (a load error), or the
+    // extension was registered and then seen disconnecting.
+    match run.report.errors.as_slice() {
+        [] => {
+            assert!(run.ui.wait_chrome_clear("blink").await);
+            assert!(!run.report_of("blink").alive);
+        }
+        [e] => assert!(e.message.contains("send hello_ack (stderr log: "), "{e}"),
+        more => panic!("{more:?}"),
+    }
+    assert_eq!(run.host.pids().len(), 1);
+    assert_eq!(run.host.call_tool("s", json!({})).await.text(), "s:{}");
+    run.stop().await;
+}
+
+#[tokio::test]
+async fn closing_stdout_at_runtime_disconnects_and_stops_the_process() {
+    let env = TestEnv::new();
+    let dir = py_ext(
+        &env.global_dir("mute"),
+        "mute",
+        "hello()\nsend({'type': 'register_command', 'name': 'm'})\nsend({'type': 'ready'})\n\
+         time.sleep(0.3)\nsys.stdout.close()\nos.close(1)\nwhile True:\n    time.sleep(1)",
+    );
+    let run = Run::start(env, |_| {}).await;
+    let pid = pid_of(&dir).await;
+    assert!(run.ui.wait_chrome_clear("mute").await);
+    assert!(!run.host.has_command("m"));
+    assert!(
+        eventually(
+            Duration::from_secs(10),
+            || !zut_test_support::process_alive(pid)
+        )
+        .await,
+        "a disconnected extension is stopped"
+    );
+    assert!(run
+        .env
+        .log("mute")
+        .contains("[zut] extension mute read loop exited at "));
+    run.stop().await;
 }

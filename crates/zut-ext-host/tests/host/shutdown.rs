@@ -143,10 +143,12 @@ async fn j4_j5_j8_reload_rereads_manifests_and_counts() {
     std::fs::remove_dir_all(run.env.global_dir("two")).unwrap();
     echo_ext(&run.env.global_dir("three"), "three", &["three_tool"]);
     write_manifest(&run.env.global_dir("zbroken"), &json!({"name": "zbroken"}));
+    // Never sends `ready`: auto-ready counts as ready.
+    py_ext(&run.env.global_dir("legacy"), "legacy", "hello()\nserve()");
     let report = run.host.reload().await;
     assert_eq!(report.stopped, 3);
-    assert_eq!(report.loaded, 3);
-    assert_eq!(report.ready, 3);
+    assert_eq!(report.loaded, 4);
+    assert_eq!(report.ready, 4);
     assert_eq!(report.errors.len(), 1);
     assert!(report.errors[0].message.contains("exec is required"));
     let names: Vec<String> = run.host.tools().into_iter().map(|t| t.name).collect();
