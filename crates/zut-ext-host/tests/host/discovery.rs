@@ -341,3 +341,37 @@ async fn rust_sdk_examples_load_and_answer() {
     );
     run.stop().await;
 }
+
+#[tokio::test]
+async fn unsafe_names_and_symlinked_directories_are_not_loaded() {
+    let env = TestEnv::new();
+    for (dir, name) in [
+        ("ws", " whitespace-name "),
+        ("dot", ".example"),
+        ("slash", "a/b"),
+    ] {
+        write_manifest(&env.global_dir(dir), &json!({"name": name, "exec": "./x"}));
+    }
+    let real = echo_ext(&env.project.join("real"), "linked", &["l"]);
+    std::os::unix::fs::symlink(&real, env.global_dir("link")).unwrap();
+    let run = Run::start(env, |_| {}).await;
+    let errs = run.errors();
+    assert_eq!(errs.len(), 3, "{errs:?}");
+    assert!(
+        errs.iter()
+            .any(|e| e.contains("leading or trailing whitespace")),
+        "{errs:?}"
+    );
+    assert_eq!(
+        errs.iter()
+            .filter(|e| e.contains("invalid extension name"))
+            .count(),
+        2,
+        "{errs:?}"
+    );
+    assert!(
+        run.host.reports().is_empty(),
+        "symlinked directories are not followed"
+    );
+    assert!(!real.join("pid").exists());
+}

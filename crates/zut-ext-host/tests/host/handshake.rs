@@ -116,6 +116,10 @@ async fn c4_wrong_or_missing_protocol_version() {
             "no hello_ack for a rejected hello"
         );
     }
+    assert!(run
+        .env
+        .log("v1")
+        .contains("[zut] handshake failed: unsupported extension protocol version 1"));
 }
 
 #[tokio::test]
@@ -201,6 +205,10 @@ async fn c7b_silent_forever_hits_the_hello_timeout() {
     let msg = run.errors().join("\n");
     assert!(msg.contains("no hello within 0.8s"), "{msg}");
     assert!(msg.contains("ext-silent.log"), "{msg}");
+    assert!(run
+        .env
+        .log("silent")
+        .contains("[zut] handshake failed: no hello within 0.8s"));
     let pid = pid_of(&dir).await;
     assert!(eventually(Duration::from_secs(5), || !process_alive(pid)).await);
     // Start-up continued with the other extension.
