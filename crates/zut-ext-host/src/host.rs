@@ -264,7 +264,7 @@ impl ExtensionHost {
         self.shared()
             .extensions()
             .iter()
-            .filter(|e| e.is_alive())
+            .filter(|e| e.is_alive() && e.exit.borrow().is_none())
             .filter_map(|e| e.pgid.map(|p| (e.name.clone(), p)))
             .collect()
     }

@@ -25,8 +25,9 @@ pub(crate) async fn stop_all(shared: &Shared, grace: Duration) {
     }
     let term_to_kill = shared.config.timeouts.term_to_kill;
     let handles: Vec<_> = exts
-        .into_iter()
+        .iter()
         .filter(|e| !e.theme_only)
+        .cloned()
         .map(|ext| {
             tokio::spawn(async move {
                 let exited = wait_exit_until(&ext, deadline).await;
@@ -39,6 +40,14 @@ pub(crate) async fn stop_all(shared: &Shared, grace: Duration) {
         .collect();
     for h in handles {
         let _ = h.await;
+    }
+    // The processes are gone; their readers may not have seen EOF yet.
+    // Mark them disconnected now so nothing reports them as running.
+    for ext in exts.iter().filter(|e| !e.theme_only) {
+        ext.mark_dead();
+        ext.settle(crate::diagnostics::Readiness::Ready);
+        shared.registry().remove_extension(ext.idx);
+        ext.fail_all_pending();
     }
 }
 

@@ -44,6 +44,12 @@ async fn j1_polite_extensions_get_shutdown_then_eof_and_no_signal() {
         assert!(!log.contains("SIGKILL"), "{name}: {log}");
     }
     assert!(run.host.pids().is_empty());
+    assert!(
+        run.host.commands().is_empty(),
+        "nothing runs after shutdown"
+    );
+    assert!(run.host.tools().is_empty());
+    assert!(run.host.reports().iter().all(|r| !r.alive));
 }
 
 #[tokio::test]
