@@ -1,6 +1,6 @@
-//! Top-level (non-`ext`) command line: the flags of cli.md §4, parsed with
-//! clap into [`GlobalArgs`]. The agent modes themselves are not built yet,
-//! so [`run`] reports that clearly instead of pretending.
+//! Top-level (non-`ext`) command line: the flags of cli.md §4 and the agent
+//! flags, parsed with clap into [`GlobalArgs`]; [`run`] hands the parsed
+//! flags to the selected mode.
 
 use std::path::PathBuf;
 
@@ -107,6 +107,24 @@ pub struct GlobalArgs {
     /// Disable built-in tools.
     #[arg(long = "no-tools")]
     pub no_tools: bool,
+    /// Reasoning effort: off, low, medium or high.
+    #[arg(long, value_name = "LEVEL")]
+    pub reasoning: Option<String>,
+    /// Maximum model calls per prompt.
+    #[arg(long = "max-steps", value_name = "N")]
+    pub max_steps: Option<u32>,
+    /// Replace the base system prompt.
+    #[arg(long = "system-prompt", value_name = "TEXT")]
+    pub system_prompt: Option<String>,
+    /// Append text to the system prompt (repeatable).
+    #[arg(long = "append-system-prompt", value_name = "TEXT")]
+    pub append_system_prompt: Vec<String>,
+    /// Do not read AGENTS.md context files.
+    #[arg(long = "no-context-files")]
+    pub no_context_files: bool,
+    /// Print mode: write provider, model, token counts and elapsed ms to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub stats: Option<PathBuf>,
     /// Prompt text (everything after `--` is prompt text too).
     #[arg(value_name = "PROMPT")]
     pub prompt: Vec<String>,

@@ -60,7 +60,8 @@ zut ext — manage extensions
 
 usage:
   zut ext list                      list installed extensions and their state
-  zut ext doctor                    diagnose installed extensions (starts them)
+  zut ext doctor [--ext <dir>] [--no-ext] [--cwd <path>]
+                                    diagnose installed extensions (starts them)
   zut ext logs <name> [-f]          print / follow an extension's stderr log
   zut ext enable <name>             re-enable a disabled extension
   zut ext disable <name>            disable without removing
@@ -95,7 +96,7 @@ pub fn run(args: &[String]) -> i32 {
     }
     let result = ExtContext::from_env().and_then(|ctx| match sub.as_str() {
         "list" => list::run(&ctx).map(|()| 0),
-        "doctor" => doctor::run(&ctx),
+        "doctor" => doctor::run(&ctx, rest),
         "logs" => logs::run(&ctx, rest).map(|()| 0),
         "enable" => enable::run(&ctx, rest, true).map(|()| 0),
         "disable" => enable::run(&ctx, rest, false).map(|()| 0),
