@@ -4,7 +4,29 @@
 //! of the Anthropic Messages API and OpenAI-compatible chat completions, SSE
 //! framing, retries and credentials. Knows nothing of extensions, tools'
 //! implementations, sessions or the UI.
+//!
+//! Entry points: [`resolve`] turns [`ProviderOptions`] (flags), the
+//! environment and `$ZUT_HOME/auth.json` into a [`ProviderConfig`];
+//! [`Provider::new`] builds a provider from it; [`Provider::stream`] runs one
+//! request, streaming [`StreamEvent`]s and returning a [`Completion`].
 
+mod anthropic;
+mod assemble;
+pub mod config;
+pub mod credentials;
+mod decode;
+pub mod error;
+mod openai;
+pub mod presets;
+mod provider;
+pub mod retry;
+pub mod sse;
 pub mod types;
 
+pub use assemble::REDACTED_THINKING_PREFIX;
+pub use config::{parse_reasoning, resolve, KeySource, ProviderConfig, ProviderOptions};
+pub use error::ProviderError;
+pub use presets::{preset, Preset, Wire, PRESETS};
+pub use provider::Provider;
+pub use retry::RetryPolicy;
 pub use types::*;

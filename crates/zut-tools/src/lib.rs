@@ -1,1 +1,143 @@
-//! zut's built-in tools (being built).
+//! zut's built-in tools — `read`, `write`, `edit`, `bash`, `grep` — with
+//! their JSON Schemas ([`builtin_tools`]) and argument validation
+//! ([`validate_args`], [`ArgValidator`], also used for extension tools).
+//!
+//! [`run_builtin`] validates the arguments against the tool's schema and runs
+//! it. It never panics: every failure is a [`ToolOutput`] with
+//! `is_error: true` whose text tells the model what went wrong and how to
+//! proceed. This crate knows nothing of providers, extensions or UI.
+
+mod bash;
+mod context;
+mod edit;
+mod grep;
+pub mod limits;
+mod output;
+mod read;
+mod schema;
+mod validate;
+mod write;
+
+use std::sync::OnceLock;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+pub use context::{ProgressFn, ToolContext};
+pub use output::{ToolContent, ToolOutput};
+pub use schema::{builtin_tool, builtin_tools, ToolDef, BUILTIN_NAMES};
+pub use validate::{validate_args, ArgValidator};
+
+/// Runs the built-in tool `name` with `args` in `ctx`.
+///
+/// The arguments are validated against the tool's schema first; an unknown
+/// name, invalid arguments, I/O failures, a non-zero exit of `bash`, a
+/// timeout or cancellation all come back as `is_error` outputs. Dropping the
+/// returned future stops the tool (a running `bash` command's process group
+/// is killed).
+pub async fn run_builtin(name: &str, args: &Value, ctx: &ToolContext) -> ToolOutput {
+    let Some(validator) = builtin_validator(name) else {
+        return ToolOutput::error(format!(
+            "Unknown built-in tool `{name}`. Built-in tools are: {}.",
+            BUILTIN_NAMES.join(", ")
+        ));
+    };
+    if let Err(e) = validator.validate(args) {
+        return ToolOutput::error(format!(
+            "Invalid arguments for `{name}`: {e}. Fix the arguments to match the tool's schema and call it again."
+        ));
+    }
+    let name: &'static str = match BUILTIN_NAMES.iter().find(|n| **n == name) {
+        Some(n) => n,
+        None => return ToolOutput::error(format!("Unknown built-in tool `{name}`.")),
+    };
+    let args = args.clone();
+    let ctx = ctx.clone();
+    let fut = async move { dispatch(name, &args, &ctx).await };
+    // Run on a task so a panic becomes an error output; abort it (and with
+    // it any child processes) if this future is dropped.
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) => {
+            let task = AbortOnDrop(handle.spawn(fut));
+            match (&mut { task }).await {
+                Ok(out) => out,
+                Err(e) => ToolOutput::error(format!("Internal error in tool `{name}`: {e}")),
+            }
+        }
+        Err(_) => fut.await,
+    }
+}
+
+async fn dispatch(name: &str, args: &Value, ctx: &ToolContext) -> ToolOutput {
+    match name {
+        "read" => read::run(args, ctx).await,
+        "write" => write::run(args, ctx).await,
+        "edit" => edit::run(args, ctx).await,
+        "bash" => bash::run(args, ctx).await,
+        "grep" => grep::run(args, ctx).await,
+        other => ToolOutput::error(format!("Unknown built-in tool `{other}`.")),
+    }
+}
+
+/// The compiled validator of a built-in tool's schema (compiled once).
+fn builtin_validator(name: &str) -> Option<&'static ArgValidator> {
+    static VALIDATORS: OnceLock<Vec<(&'static str, ArgValidator)>> = OnceLock::new();
+    let all = VALIDATORS.get_or_init(|| {
+        builtin_tools()
+            .into_iter()
+            .filter_map(|t| match ArgValidator::new(&t.schema) {
+                Ok(v) => Some((t.name, v)),
+                Err(e) => {
+                    tracing::error!(tool = t.name, error = %e, "built-in tool schema does not compile");
+                    None
+                }
+            })
+            .collect()
+    });
+    all.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+}
+
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+impl<T> std::future::Future for AbortOnDrop<T> {
+    type Output = Result<T, tokio::task::JoinError>;
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        std::pin::Pin::new(&mut self.0).poll(cx)
+    }
+}
+
+/// Deserializes already-validated arguments into a tool's argument struct.
+fn parse_args<T: DeserializeOwned>(tool: &str, args: &Value) -> Result<T, ToolOutput> {
+    serde_json::from_value(args.clone())
+        .map_err(|e| ToolOutput::error(format!("Invalid arguments for `{tool}`: {e}")))
+}
+
+/// Runs blocking file-system work off the async executor.
+async fn blocking<F>(tool: &str, f: F) -> ToolOutput
+where
+    F: FnOnce() -> ToolOutput + Send + 'static,
+{
+    match tokio::task::spawn_blocking(f).await {
+        Ok(out) => out,
+        Err(e) => ToolOutput::error(format!("Internal error in tool `{tool}`: {e}")),
+    }
+}
+
+/// A readable description of an I/O error for `path` (as the model gave it).
+fn io_error_text(action: &str, path: &str, err: &std::io::Error) -> String {
+    use std::io::ErrorKind;
+    match err.kind() {
+        ErrorKind::NotFound => format!("Cannot {action} {path}: no such file or directory."),
+        ErrorKind::PermissionDenied => format!("Cannot {action} {path}: permission denied."),
+        _ => format!("Cannot {action} {path}: {err}."),
+    }
+}

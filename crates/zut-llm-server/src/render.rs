@@ -1,0 +1,293 @@
+//! Rendering scripted replies into each provider's SSE wire format.
+
+use serde_json::{json, Value};
+
+use crate::script::{Block, Body, Format, Script, SseFrame, Usage};
+
+const MODEL: &str = "zut-scripted";
+
+/// The frames of a script, each rendered as wire text.
+pub(crate) fn frames(script: &Script) -> Vec<String> {
+    let delta = script.delta_bytes.unwrap_or(usize::MAX);
+    match &script.body {
+        Body::Reply {
+            format,
+            blocks,
+            stop,
+            usage,
+            interleave,
+        } => {
+            let frames = match format {
+                Format::Anthropic => anthropic(blocks, stop.as_deref(), usage, delta),
+                Format::Openai => openai(blocks, stop.as_deref(), usage, delta, *interleave),
+            };
+            frames.iter().map(SseFrame::render).collect()
+        }
+        Body::Error {
+            error_type,
+            message,
+        } => vec![json!({
+            "type": "error",
+            "error": {"type": error_type, "message": message},
+        })
+        .to_string()],
+        Body::Events { frames } => frames.iter().map(SseFrame::render).collect(),
+        Body::Raw { text } => vec![text.clone()],
+    }
+}
+
+/// Split `text` into pieces of at most `n` bytes on char boundaries.
+fn pieces(text: &str, n: usize) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let mut end = n.min(rest.len());
+        while end < rest.len() && !rest.is_char_boundary(end) {
+            end += 1;
+        }
+        let (head, tail) = rest.split_at(end);
+        out.push(head);
+        rest = tail;
+    }
+    out
+}
+
+/// Anthropic's `message_start` frame.
+pub(crate) fn anthropic_message_start(usage: &Usage) -> SseFrame {
+    let data = json!({
+        "type": "message_start",
+        "message": {
+            "id": "msg_zut_scripted",
+            "type": "message",
+            "role": "assistant",
+            "model": MODEL,
+            "content": [],
+            "stop_reason": null,
+            "stop_sequence": null,
+            "usage": {
+                "input_tokens": usage.input,
+                "cache_creation_input_tokens": usage.cache_write,
+                "cache_read_input_tokens": usage.cache_read,
+                "output_tokens": 1,
+            },
+        },
+    });
+    SseFrame::named("message_start", data.to_string())
+}
+
+fn anthropic(blocks: &[Block], stop: Option<&str>, usage: &Usage, n: usize) -> Vec<SseFrame> {
+    let mut out = vec![
+        anthropic_message_start(usage),
+        SseFrame::named("ping", "{\"type\": \"ping\"}"),
+    ];
+    let delta = |index: usize, delta: Value| {
+        SseFrame::named(
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": index, "delta": delta}).to_string(),
+        )
+    };
+    for (index, block) in blocks.iter().enumerate() {
+        let start = match block {
+            Block::Text { .. } => json!({"type": "text", "text": ""}),
+            Block::Thinking { .. } => json!({"type": "thinking", "thinking": "", "signature": ""}),
+            Block::ToolCall { id, name, .. } => {
+                json!({"type": "tool_use", "id": id, "name": name, "input": {}})
+            }
+        };
+        out.push(SseFrame::named(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": index, "content_block": start})
+                .to_string(),
+        ));
+        match block {
+            Block::Text { text } => {
+                for piece in pieces(text, n) {
+                    out.push(delta(index, json!({"type": "text_delta", "text": piece})));
+                }
+            }
+            Block::Thinking { text, signature } => {
+                for piece in pieces(text, n) {
+                    out.push(delta(
+                        index,
+                        json!({"type": "thinking_delta", "thinking": piece}),
+                    ));
+                }
+                out.push(delta(
+                    index,
+                    json!({"type": "signature_delta", "signature": signature}),
+                ));
+            }
+            Block::ToolCall { args, .. } => {
+                out.push(delta(
+                    index,
+                    json!({"type": "input_json_delta", "partial_json": ""}),
+                ));
+                for piece in pieces(args, n) {
+                    out.push(delta(
+                        index,
+                        json!({"type": "input_json_delta", "partial_json": piece}),
+                    ));
+                }
+            }
+        }
+        out.push(SseFrame::named(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": index}).to_string(),
+        ));
+    }
+    let has_tools = blocks.iter().any(|b| matches!(b, Block::ToolCall { .. }));
+    let stop = stop.unwrap_or(if has_tools { "tool_use" } else { "end_turn" });
+    out.push(SseFrame::named(
+        "message_delta",
+        json!({
+            "type": "message_delta",
+            "delta": {"stop_reason": stop, "stop_sequence": null},
+            "usage": {"output_tokens": usage.output},
+        })
+        .to_string(),
+    ));
+    out.push(SseFrame::named(
+        "message_stop",
+        "{\"type\":\"message_stop\"}",
+    ));
+    out
+}
+
+fn openai_chunk(delta: Value, finish: Option<&str>) -> SseFrame {
+    SseFrame::data(
+        json!({
+            "id": "chatcmpl-zut-scripted",
+            "object": "chat.completion.chunk",
+            "created": 1_700_000_000,
+            "model": MODEL,
+            "system_fingerprint": null,
+            "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}],
+        })
+        .to_string(),
+    )
+}
+
+fn openai(
+    blocks: &[Block],
+    stop: Option<&str>,
+    usage: &Usage,
+    n: usize,
+    interleave: bool,
+) -> Vec<SseFrame> {
+    let mut out = vec![openai_chunk(
+        json!({"role": "assistant", "content": ""}),
+        None,
+    )];
+    let mut calls: Vec<(usize, &str, &str, &str)> = Vec::new();
+    for block in blocks {
+        match block {
+            Block::Text { text } => {
+                for piece in pieces(text, n) {
+                    out.push(openai_chunk(json!({"content": piece}), None));
+                }
+            }
+            Block::Thinking { text, .. } => {
+                for piece in pieces(text, n) {
+                    out.push(openai_chunk(json!({"reasoning_content": piece}), None));
+                }
+            }
+            Block::ToolCall { id, name, args } => {
+                let index = calls.len();
+                calls.push((index, id, name, args));
+                if !interleave {
+                    out.extend(openai_call(index, id, name, args, n));
+                }
+            }
+        }
+    }
+    if interleave {
+        let mut streams: Vec<std::vec::IntoIter<SseFrame>> = calls
+            .iter()
+            .map(|(index, id, name, args)| openai_call(*index, id, name, args, n).into_iter())
+            .collect();
+        loop {
+            let mut any = false;
+            for stream in &mut streams {
+                if let Some(frame) = stream.next() {
+                    out.push(frame);
+                    any = true;
+                }
+            }
+            if !any {
+                break;
+            }
+        }
+    }
+    let stop = stop.unwrap_or(if calls.is_empty() { "stop" } else { "tool_calls" });
+    out.push(openai_chunk(json!({}), Some(stop)));
+    let mut usage_json = json!({
+        "prompt_tokens": usage.input + usage.cache_read,
+        "completion_tokens": usage.output,
+        "total_tokens": usage.input + usage.cache_read + usage.output,
+        "prompt_tokens_details": {"cached_tokens": usage.cache_read},
+    });
+    if let Some(reasoning) = usage.reasoning {
+        usage_json["completion_tokens_details"] = json!({"reasoning_tokens": reasoning});
+    }
+    out.push(SseFrame::data(
+        json!({
+            "id": "chatcmpl-zut-scripted",
+            "object": "chat.completion.chunk",
+            "created": 1_700_000_000,
+            "model": MODEL,
+            "choices": [],
+            "usage": usage_json,
+        })
+        .to_string(),
+    ));
+    out.push(SseFrame::data("[DONE]"));
+    out
+}
+
+fn openai_call(index: usize, id: &str, name: &str, args: &str, n: usize) -> Vec<SseFrame> {
+    let mut out = vec![openai_chunk(
+        json!({"tool_calls": [{
+            "index": index,
+            "id": id,
+            "type": "function",
+            "function": {"name": name, "arguments": ""},
+        }]}),
+        None,
+    )];
+    for piece in pieces(args, n) {
+        out.push(openai_chunk(
+            json!({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}),
+            None,
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_respect_char_boundaries() {
+        assert_eq!(pieces("héllo", 2), vec!["h\u{e9}", "ll", "o"]);
+        assert!(pieces("", 3).is_empty());
+    }
+
+    #[test]
+    fn anthropic_text_frames() {
+        let frames = frames(&Script::anthropic_text("hi there").delta_bytes(3));
+        assert!(frames[0].starts_with("event: message_start\ndata: {"));
+        let deltas = frames
+            .iter()
+            .filter(|f| f.contains("text_delta"))
+            .count();
+        assert_eq!(deltas, 3);
+        assert!(frames.last().unwrap().starts_with("event: message_stop\n"));
+    }
+
+    #[test]
+    fn openai_frames_end_with_done() {
+        let frames = frames(&Script::openai_text("hi"));
+        assert_eq!(frames.last().unwrap(), "data: [DONE]\n\n");
+    }
+}

@@ -1,0 +1,280 @@
+//! The HTTP server: accept loop, request recording, script playback.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use hyper::service::service_fn;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+use serde_json::Value;
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::body::ChannelBody;
+use crate::script::{Body, Script};
+
+/// One request the server received.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordedRequest {
+    /// HTTP method.
+    pub method: String,
+    /// Path (and query).
+    pub path: String,
+    /// Headers, names lowercased, in arrival order.
+    pub headers: Vec<(String, String)>,
+    /// Body parsed as JSON (`Value::Null` when it is not JSON).
+    pub body: Value,
+    /// Raw body text.
+    pub raw_body: String,
+}
+
+impl RecordedRequest {
+    /// The first header named `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let name = name.to_ascii_lowercase();
+        self.headers
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+#[derive(Default)]
+struct State {
+    scripts: VecDeque<Script>,
+    requests: Vec<RecordedRequest>,
+    cycle: bool,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    shutdown: CancellationToken,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A poisoned lock only means a test thread panicked; the data is still usable.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// A running scripted server; stopped when dropped.
+pub struct LlmServer {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+}
+
+impl LlmServer {
+    /// Bind `127.0.0.1:0` and start serving on the current tokio runtime.
+    pub async fn start() -> std::io::Result<LlmServer> {
+        let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
+        let addr = listener.local_addr()?;
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State::default()),
+            shutdown: CancellationToken::new(),
+        });
+        tokio::spawn(accept_loop(listener, shared.clone()));
+        Ok(LlmServer { addr, shared })
+    }
+
+    /// Base URL, `http://127.0.0.1:<port>` (Anthropic clients post to `/v1/messages` under it).
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Base URL for OpenAI-compatible clients, `http://127.0.0.1:<port>/v1`.
+    pub fn openai_base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    /// Queue a script; scripts answer requests in push order.
+    pub fn push(&self, script: Script) {
+        self.shared.lock().scripts.push_back(script);
+    }
+
+    /// When on, a consumed script is queued again at the back (for benchmarks
+    /// that send many requests).
+    pub fn set_cycle(&self, on: bool) {
+        self.shared.lock().cycle = on;
+    }
+
+    /// Every request received so far, in order.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.shared.lock().requests.clone()
+    }
+
+    /// Number of scripts not yet consumed.
+    pub fn pending(&self) -> usize {
+        self.shared.lock().scripts.len()
+    }
+}
+
+impl Drop for LlmServer {
+    fn drop(&mut self) {
+        self.shared.shutdown.cancel();
+    }
+}
+
+async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
+    loop {
+        let accepted = tokio::select! {
+            _ = shared.shutdown.cancelled() => return,
+            accepted = listener.accept() => accepted,
+        };
+        let Ok((stream, _)) = accepted else {
+            continue;
+        };
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            let service = service_fn(|req| handle(req, shared.clone()));
+            let conn = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service);
+            tokio::select! {
+                _ = shared.shutdown.cancelled() => {}
+                _ = conn => {}
+            }
+        });
+    }
+}
+
+async fn handle(
+    req: Request<Incoming>,
+    shared: Arc<Shared>,
+) -> Result<Response<ChannelBody>, Infallible> {
+    let method = req.method().to_string();
+    let path = req
+        .uri()
+        .path_and_query()
+        .map(|p| p.to_string())
+        .unwrap_or_default();
+    let headers = req
+        .headers()
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.as_str().to_ascii_lowercase(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
+        .collect();
+    let raw = match req.into_body().collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(_) => Bytes::new(),
+    };
+    let raw_body = String::from_utf8_lossy(&raw).into_owned();
+    let body = serde_json::from_str(&raw_body).unwrap_or(Value::Null);
+    let script = {
+        let mut state = shared.lock();
+        state.requests.push(RecordedRequest {
+            method,
+            path,
+            headers,
+            body,
+            raw_body,
+        });
+        let script = state.scripts.pop_front();
+        if let (Some(script), true) = (&script, state.cycle) {
+            state.scripts.push_back(script.clone());
+        }
+        script
+    };
+    let script = script.unwrap_or_else(|| {
+        Script::status(500).message("zut-llm-server: no script queued for this request")
+    });
+    Ok(respond(script, shared.shutdown.clone()).await)
+}
+
+async fn respond(script: Script, shutdown: CancellationToken) -> Response<ChannelBody> {
+    if let Some(ms) = script.delay_ms {
+        tokio::select! {
+            _ = shutdown.cancelled() => {}
+            _ = tokio::time::sleep(Duration::from_millis(ms)) => {}
+        }
+    }
+    let frames = script.frames();
+    let content_type = match script.body {
+        Body::Error { .. } => "application/json",
+        _ => "text/event-stream",
+    };
+    let (tx, rx) = mpsc::channel(16);
+    let hang_before_headers = script.hang_after == Some(0);
+    let mut builder = Response::builder()
+        .status(script.status)
+        .header("content-type", content_type)
+        .header("cache-control", "no-cache");
+    for (name, value) in &script.headers {
+        builder = builder.header(name.as_str(), value.as_str());
+    }
+    if hang_before_headers {
+        // Never answer: wait until the client disconnects or the server stops.
+        shutdown.cancelled().await;
+    }
+    tokio::spawn(feed(script, frames, tx, shutdown));
+    match builder.body(ChannelBody { rx }) {
+        Ok(response) => response,
+        Err(_) => {
+            let (_tx, rx) = mpsc::channel(1);
+            let mut response = Response::new(ChannelBody { rx });
+            *response.status_mut() = hyper::StatusCode::INTERNAL_SERVER_ERROR;
+            response
+        }
+    }
+}
+
+async fn feed(
+    script: Script,
+    frames: Vec<String>,
+    tx: mpsc::Sender<Result<Bytes, std::io::Error>>,
+    shutdown: CancellationToken,
+) {
+    let limit = match (script.cut_after, script.hang_after) {
+        (Some(c), Some(h)) => c.min(h),
+        (Some(c), None) => c,
+        (None, Some(h)) => h,
+        (None, None) => usize::MAX,
+    };
+    let sent: Vec<String> = frames.into_iter().take(limit).collect();
+    let pause = script.event_delay_ms.map(Duration::from_millis);
+    let chunks: Vec<Bytes> = match script.chunk_bytes {
+        Some(n) => {
+            let all = Bytes::from(sent.concat());
+            (0..all.len())
+                .step_by(n)
+                .map(|i| all.slice(i..(i + n).min(all.len())))
+                .collect()
+        }
+        None => sent.into_iter().map(Bytes::from).collect(),
+    };
+    for chunk in chunks {
+        if let Some(pause) = pause {
+            tokio::select! {
+                _ = shutdown.cancelled() => return,
+                _ = tokio::time::sleep(pause) => {}
+            }
+        }
+        if tx.send(Ok(chunk)).await.is_err() {
+            return;
+        }
+    }
+    let hang = script.hang_after.is_some_and(|h| h <= script.cut_after.unwrap_or(usize::MAX));
+    if hang {
+        tokio::select! {
+            _ = shutdown.cancelled() => {}
+            _ = tx.closed() => {}
+        }
+    } else if script.cut_after.is_some() {
+        let _ = tx
+            .send(Err(std::io::Error::new(
+                std::io::ErrorKind::ConnectionAborted,
+                "zut-llm-server: stream cut by script",
+            )))
+            .await;
+    }
+}

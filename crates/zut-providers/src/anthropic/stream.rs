@@ -1,0 +1,289 @@
+//! Decoding Anthropic Messages streaming events.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+
+use crate::assemble::{Assembler, Emit, REDACTED_THINKING_PREFIX};
+use crate::decode::Flow;
+use crate::error::{error_type_retryable, ProviderError};
+use crate::sse::SseEvent;
+use crate::types::StopReason;
+
+#[derive(Deserialize)]
+struct Event<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(default)]
+    index: Option<usize>,
+    #[serde(default, borrow)]
+    delta: Option<Delta<'a>>,
+    #[serde(default, borrow)]
+    content_block: Option<BlockStart<'a>>,
+    #[serde(default)]
+    message: Option<MessageStart>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+    #[serde(default)]
+    error: Option<WireError>,
+}
+
+#[derive(Deserialize)]
+struct Delta<'a> {
+    #[serde(rename = "type", default, borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    text: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    partial_json: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    thinking: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    signature: Option<Cow<'a, str>>,
+    #[serde(default)]
+    stop_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct BlockStart<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    thinking: Option<String>,
+    #[serde(default)]
+    signature: Option<String>,
+    #[serde(default)]
+    data: Option<String>,
+    #[serde(default)]
+    input: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct MessageStart {
+    #[serde(default)]
+    usage: Option<WireUsage>,
+}
+
+#[derive(Deserialize, Default)]
+struct WireUsage {
+    #[serde(default)]
+    input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens: Option<u64>,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct WireError {
+    #[serde(rename = "type", default)]
+    kind: String,
+    #[serde(default)]
+    message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BlockKind {
+    Text,
+    Thinking,
+    Tool,
+}
+
+/// Anthropic stream state for one attempt.
+#[derive(Debug, Default)]
+pub(crate) struct Decoder {
+    /// Anthropic block index → (assembler slot, kind); `None` for ignored blocks.
+    blocks: Vec<Option<(usize, BlockKind)>>,
+    saw_stop_reason: bool,
+}
+
+/// Map an Anthropic `stop_reason`.
+pub(crate) fn map_stop(reason: &str) -> StopReason {
+    match reason {
+        "tool_use" => StopReason::ToolUse,
+        "max_tokens" | "model_context_window_exceeded" => StopReason::Length,
+        // end_turn, stop_sequence, refusal, pause_turn and unknown values.
+        _ => StopReason::EndTurn,
+    }
+}
+
+fn apply_usage(asm: &mut Assembler, usage: &WireUsage) {
+    if let Some(v) = usage.input_tokens {
+        asm.usage.input = v;
+    }
+    if let Some(v) = usage.output_tokens {
+        asm.usage.output = v;
+    }
+    if let Some(v) = usage.cache_creation_input_tokens {
+        asm.usage.cache_write = v;
+    }
+    if let Some(v) = usage.cache_read_input_tokens {
+        asm.usage.cache_read = v;
+    }
+}
+
+impl Decoder {
+    pub(crate) fn new() -> Self {
+        Self::default()
+    }
+
+    /// Whether a stream that ended here (without `message_stop`) is complete.
+    pub(crate) fn complete_at_eof(&self) -> bool {
+        self.saw_stop_reason
+    }
+
+    fn block(&self, index: Option<usize>) -> Option<(usize, BlockKind)> {
+        index.and_then(|i| self.blocks.get(i).copied().flatten())
+    }
+
+    /// Handle one SSE event.
+    pub(crate) fn event(
+        &mut self,
+        provider: &str,
+        sse: &SseEvent,
+        asm: &mut Assembler,
+        emit: &mut Emit<'_>,
+    ) -> Result<Flow, ProviderError> {
+        let event: Event<'_> =
+            serde_json::from_str(&sse.data).map_err(|e| ProviderError::Protocol {
+                provider: provider.to_string(),
+                message: format!(
+                    "invalid JSON in {} event: {e}",
+                    if sse.event.is_empty() {
+                        "an"
+                    } else {
+                        &sse.event
+                    }
+                ),
+            })?;
+        match event.kind.as_ref() {
+            "message_start" => {
+                if let Some(usage) = event.message.as_ref().and_then(|m| m.usage.as_ref()) {
+                    apply_usage(asm, usage);
+                }
+            }
+            "content_block_start" => {
+                let Some(index) = event.index else {
+                    return Ok(Flow::Continue);
+                };
+                let entry = match event.content_block {
+                    Some(block) => match block.kind.as_ref() {
+                        "text" => {
+                            let slot = asm.open_text();
+                            if let Some(text) = block.text.as_deref() {
+                                asm.text(slot, text, emit);
+                            }
+                            Some((slot, BlockKind::Text))
+                        }
+                        "thinking" => {
+                            let slot = asm.open_thinking(block.signature.clone());
+                            if let Some(text) = block.thinking.as_deref() {
+                                asm.thinking(slot, text, emit);
+                            }
+                            Some((slot, BlockKind::Thinking))
+                        }
+                        "redacted_thinking" => {
+                            let data = block.data.unwrap_or_default();
+                            let slot =
+                                asm.open_thinking(Some(format!("{REDACTED_THINKING_PREFIX}{data}")));
+                            Some((slot, BlockKind::Thinking))
+                        }
+                        "tool_use" => {
+                            let id = block.id.unwrap_or_default();
+                            let name = block.name.unwrap_or_default();
+                            let slot = asm.open_tool(id, name, emit);
+                            // A non-empty start input (not the usual `{}`) is the whole input.
+                            if let Some(input) = block.input.filter(|v| {
+                                !v.as_object().is_some_and(|o| o.is_empty()) && !v.is_null()
+                            }) {
+                                asm.args(slot, &input.to_string(), emit);
+                            }
+                            Some((slot, BlockKind::Tool))
+                        }
+                        _ => None, // server tools, web search results...: not ours
+                    },
+                    None => None,
+                };
+                if self.blocks.len() <= index {
+                    self.blocks.resize(index + 1, None);
+                }
+                self.blocks[index] = entry;
+            }
+            "content_block_delta" => {
+                let (Some((slot, kind)), Some(delta)) = (self.block(event.index), event.delta)
+                else {
+                    return Ok(Flow::Continue);
+                };
+                match (delta.kind.as_deref(), kind) {
+                    (Some("text_delta"), BlockKind::Text) => {
+                        asm.text(slot, delta.text.as_deref().unwrap_or(""), emit)
+                    }
+                    (Some("thinking_delta"), BlockKind::Thinking) => {
+                        asm.thinking(slot, delta.thinking.as_deref().unwrap_or(""), emit)
+                    }
+                    (Some("signature_delta"), BlockKind::Thinking) => {
+                        asm.signature(slot, delta.signature.as_deref().unwrap_or(""))
+                    }
+                    (Some("input_json_delta"), BlockKind::Tool) => {
+                        asm.args(slot, delta.partial_json.as_deref().unwrap_or(""), emit)
+                    }
+                    _ => {} // citations_delta and friends
+                }
+            }
+            "content_block_stop" => {
+                if let Some((slot, BlockKind::Tool)) = self.block(event.index) {
+                    asm.end_tool(slot, emit);
+                }
+            }
+            "message_delta" => {
+                if let Some(reason) = event.delta.as_ref().and_then(|d| d.stop_reason.as_deref()) {
+                    self.saw_stop_reason = true;
+                    asm.stop = Some(map_stop(reason));
+                }
+                if let Some(usage) = &event.usage {
+                    apply_usage(asm, usage);
+                }
+            }
+            "message_stop" => return Ok(Flow::Done),
+            "error" => {
+                let error = event.error.unwrap_or(WireError {
+                    kind: "error".into(),
+                    message: "unknown stream error".into(),
+                });
+                let retryable = error_type_retryable(&error.kind, &error.message);
+                return Err(ProviderError::Api {
+                    provider: provider.to_string(),
+                    kind: error.kind,
+                    message: error.message,
+                    retryable,
+                });
+            }
+            _ => {} // ping and future event types
+        }
+        Ok(Flow::Continue)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stop_reasons() {
+        assert_eq!(map_stop("end_turn"), StopReason::EndTurn);
+        assert_eq!(map_stop("tool_use"), StopReason::ToolUse);
+        assert_eq!(map_stop("max_tokens"), StopReason::Length);
+        assert_eq!(map_stop("stop_sequence"), StopReason::EndTurn);
+        assert_eq!(map_stop("refusal"), StopReason::EndTurn);
+        assert_eq!(map_stop("pause_turn"), StopReason::EndTurn);
+        assert_eq!(map_stop("something_new"), StopReason::EndTurn);
+    }
+}

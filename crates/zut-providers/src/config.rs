@@ -1,0 +1,293 @@
+//! Resolving command-line options, environment and `auth.json` into a
+//! [`ProviderConfig`].
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::credentials;
+use crate::error::ProviderError;
+use crate::presets::{preset, preset_names, Preset, Wire};
+use crate::retry::RetryPolicy;
+use crate::types::Reasoning;
+
+/// Provider-related command-line options (`--provider`, `--model`,
+/// `--base-url`, `--api-key`, `--reasoning`...). `None` means "not given".
+#[derive(Clone, Default, PartialEq)]
+pub struct ProviderOptions {
+    /// `--provider`.
+    pub provider: Option<String>,
+    /// `--model`.
+    pub model: Option<String>,
+    /// `--base-url`.
+    pub base_url: Option<String>,
+    /// `--api-key`.
+    pub api_key: Option<String>,
+    /// `--reasoning` (`off`/`none`, `minimal`/`low`, `medium`, `high`).
+    pub reasoning: Option<String>,
+    /// Maximum attempts per request (default 4).
+    pub max_attempts: Option<u32>,
+    /// TCP/TLS connect timeout (default 10 s).
+    pub connect_timeout: Option<Duration>,
+    /// Longest silence tolerated while waiting for response headers or the
+    /// next stream bytes (default 120 s).
+    pub idle_timeout: Option<Duration>,
+}
+
+impl std::fmt::Debug for ProviderOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderOptions")
+            .field("provider", &self.provider)
+            .field("model", &self.model)
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("reasoning", &self.reasoning)
+            .field("max_attempts", &self.max_attempts)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("idle_timeout", &self.idle_timeout)
+            .finish()
+    }
+}
+
+/// Where the API key came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeySource {
+    /// `--api-key`.
+    Flag,
+    /// An environment variable (its name).
+    Env(String),
+    /// `$ZUT_HOME/auth.json` (its path).
+    AuthFile(PathBuf),
+    /// No key (local servers).
+    None,
+}
+
+/// A fully resolved provider configuration. `Debug` never shows the key.
+#[derive(Clone, PartialEq)]
+pub struct ProviderConfig {
+    /// Preset id (`anthropic`, `openai`, `ollama`...); the provider's name.
+    pub provider: String,
+    /// Wire format.
+    pub wire: Wire,
+    /// Base URL without trailing slash.
+    pub base_url: String,
+    /// API key, if any.
+    pub api_key: Option<String>,
+    /// Where the key came from.
+    pub key_source: KeySource,
+    /// Model id.
+    pub model: String,
+    /// Reasoning effort (`--reasoning`, default off).
+    pub reasoning: Reasoning,
+    /// Retry policy.
+    pub retry: RetryPolicy,
+    /// Connect timeout.
+    pub connect_timeout: Duration,
+    /// Idle timeout (headers and between stream chunks).
+    pub idle_timeout: Duration,
+    /// OpenAI wire: send `max_completion_tokens` rather than `max_tokens`.
+    pub max_completion_tokens: bool,
+}
+
+impl std::fmt::Debug for ProviderConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderConfig")
+            .field("provider", &self.provider)
+            .field("wire", &self.wire)
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("key_source", &self.key_source)
+            .field("model", &self.model)
+            .field("reasoning", &self.reasoning)
+            .field("retry", &self.retry)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("idle_timeout", &self.idle_timeout)
+            .finish()
+    }
+}
+
+impl ProviderConfig {
+    /// A configuration for `preset` with explicit values and defaults
+    /// elsewhere (handy in tests; no environment or file is read).
+    pub fn new(
+        preset_id: &str,
+        base_url: &str,
+        api_key: Option<&str>,
+        model: &str,
+    ) -> Result<Self, ProviderError> {
+        let p = lookup(preset_id)?;
+        Ok(Self {
+            provider: p.id.to_string(),
+            wire: p.wire,
+            base_url: base_url.trim_end_matches('/').to_string(),
+            api_key: api_key.map(str::to_string),
+            key_source: if api_key.is_some() {
+                KeySource::Flag
+            } else {
+                KeySource::None
+            },
+            model: model.to_string(),
+            reasoning: Reasoning::Off,
+            retry: RetryPolicy::default(),
+            connect_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(120),
+            max_completion_tokens: p.max_completion_tokens,
+        })
+    }
+}
+
+fn lookup(name: &str) -> Result<&'static Preset, ProviderError> {
+    preset(name).ok_or_else(|| {
+        ProviderError::Config(format!(
+            "unknown provider {name:?} (expected one of: {})",
+            preset_names()
+        ))
+    })
+}
+
+/// Parse a `--reasoning` value.
+pub fn parse_reasoning(value: &str) -> Result<Reasoning, ProviderError> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "off" | "none" | "false" | "0" => Ok(Reasoning::Off),
+        "minimal" | "low" => Ok(Reasoning::Low),
+        "medium" | "on" | "true" => Ok(Reasoning::Medium),
+        "high" | "max" => Ok(Reasoning::High),
+        other => Err(ProviderError::Config(format!(
+            "invalid reasoning level {other:?} (expected off, low, medium or high)"
+        ))),
+    }
+}
+
+fn non_empty(value: Option<String>) -> Option<String> {
+    value.filter(|v| !v.trim().is_empty())
+}
+
+/// Resolve options into a configuration.
+///
+/// * Provider: `--provider`, else `$ZUT_PROVIDER`, else `openai-compatible`
+///   when `--base-url` is given, else the first of anthropic, openai,
+///   openrouter, groq, deepseek whose key is in the environment, else the
+///   first of those with a key in `auth.json`, else `anthropic`.
+/// * Model: `--model`, else `$ZUT_MODEL`, else the preset's default
+///   (`openai-compatible` and `vllm` have none: `--model` is then required).
+/// * Base URL: `--base-url`, else the preset's (required for `openai-compatible`).
+/// * Key: `--api-key`, else the preset's environment variable, else
+///   `$ZUT_HOME/auth.json` (see [`crate::credentials`]). Hosted providers
+///   without a key are an error; local ones (ollama, llamacpp, vllm,
+///   openai-compatible) send no auth header.
+/// * Reasoning: `--reasoning`, default off.
+pub fn resolve(
+    opts: &ProviderOptions,
+    env: &dyn Fn(&str) -> Option<String>,
+    zut_home: &Path,
+) -> Result<ProviderConfig, ProviderError> {
+    let env = |name: &str| non_empty(env(name));
+    let base_url = non_empty(opts.base_url.clone());
+    let mut auth: Option<Option<credentials::AuthFile>> = None;
+    let load_auth = |auth: &mut Option<Option<credentials::AuthFile>>| {
+        if auth.is_none() {
+            *auth = Some(credentials::load(zut_home)?);
+        }
+        Ok::<_, ProviderError>(())
+    };
+
+    let preset = match non_empty(opts.provider.clone()).or_else(|| env("ZUT_PROVIDER")) {
+        Some(name) => lookup(&name)?,
+        None if base_url.is_some() => lookup("openai-compatible")?,
+        None => {
+            const HOSTED: [&str; 5] = ["anthropic", "openai", "openrouter", "groq", "deepseek"];
+            let hosted = || HOSTED.iter().filter_map(|id| preset(id));
+            let by_env = hosted().find(|p| p.key_env.and_then(env).is_some());
+            match by_env {
+                Some(p) => p,
+                None if opts.api_key.is_some() => lookup("anthropic")?,
+                None => {
+                    load_auth(&mut auth)?;
+                    let file = auth.as_ref().and_then(|a| a.as_ref());
+                    hosted()
+                        .find(|p| file.and_then(|f| f.key(p.id)).is_some())
+                        .map_or_else(|| lookup("anthropic"), Ok)?
+                }
+            }
+        }
+    };
+
+    let base_url = match base_url.or(preset.base_url.map(str::to_string)) {
+        Some(url) => url.trim_end_matches('/').to_string(),
+        None => {
+            return Err(ProviderError::Config(format!(
+                "provider {} needs --base-url (e.g. http://localhost:8080/v1)",
+                preset.id
+            )))
+        }
+    };
+
+    let model = match non_empty(opts.model.clone())
+        .or_else(|| env("ZUT_MODEL"))
+        .or(preset.default_model.map(str::to_string))
+    {
+        Some(model) => model,
+        None => {
+            return Err(ProviderError::Config(format!(
+                "provider {} has no default model: pass --model",
+                preset.id
+            )))
+        }
+    };
+
+    let (api_key, key_source) = if let Some(key) = non_empty(opts.api_key.clone()) {
+        (Some(key), KeySource::Flag)
+    } else if let Some((name, key)) = preset
+        .key_env
+        .and_then(|name| env(name).map(|key| (name, key)))
+    {
+        (Some(key), KeySource::Env(name.to_string()))
+    } else {
+        load_auth(&mut auth)?;
+        match auth.as_ref().and_then(|a| a.as_ref()) {
+            Some(file) => match file.key(preset.id) {
+                Some(key) => (Some(key.to_string()), KeySource::AuthFile(file.path.clone())),
+                None => (None, KeySource::None),
+            },
+            None => (None, KeySource::None),
+        }
+    };
+    if api_key.is_none() && preset.key_required {
+        let env_hint = preset
+            .key_env
+            .map(|name| format!("set {name}, "))
+            .unwrap_or_default();
+        return Err(ProviderError::Config(format!(
+            "no API key for provider {}: {env_hint}pass --api-key, or add {{\"{}\": {{\"api_key\": \"...\"}}}} to {}",
+            preset.id,
+            preset.id,
+            credentials::auth_file_path(zut_home).display()
+        )));
+    }
+
+    let reasoning = match non_empty(opts.reasoning.clone()) {
+        Some(value) => parse_reasoning(&value)?,
+        None => Reasoning::Off,
+    };
+    let retry = RetryPolicy {
+        max_attempts: opts.max_attempts.unwrap_or(4).max(1),
+        ..RetryPolicy::default()
+    };
+    Ok(ProviderConfig {
+        provider: preset.id.to_string(),
+        wire: preset.wire,
+        base_url,
+        api_key,
+        key_source,
+        model,
+        reasoning,
+        retry,
+        connect_timeout: opts.connect_timeout.unwrap_or(Duration::from_secs(10)),
+        idle_timeout: opts.idle_timeout.unwrap_or(Duration::from_secs(120)),
+        max_completion_tokens: preset.max_completion_tokens,
+    })
+}
+
+/// Whether `preset` exists (re-exported helper for CLI validation).
+pub fn is_known_provider(name: &str) -> bool {
+    preset(name).is_some()
+}

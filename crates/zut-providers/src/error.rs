@@ -1,0 +1,162 @@
+//! Provider errors. Messages name the provider and never contain the API key.
+
+use thiserror::Error;
+
+/// Why a provider request (or provider configuration) failed.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum ProviderError {
+    /// The request was cancelled through its cancellation token.
+    #[error("request aborted")]
+    Aborted,
+    /// Bad or incomplete configuration (unknown provider, missing key, bad auth.json...).
+    #[error("{0}")]
+    Config(String),
+    /// The provider answered with a non-success HTTP status.
+    #[error("{provider}: HTTP {status}: {message}")]
+    Http {
+        /// Provider name.
+        provider: String,
+        /// HTTP status code.
+        status: u16,
+        /// The provider's error message (from its JSON error body when it has one).
+        message: String,
+        /// Whether this failure is worth retrying (429, 5xx, 529).
+        retryable: bool,
+    },
+    /// The provider reported an error inside the stream (e.g. an Anthropic `error` event).
+    #[error("{provider}: {kind}: {message}")]
+    Api {
+        /// Provider name.
+        provider: String,
+        /// Error type (`overloaded_error`...).
+        kind: String,
+        /// Error message.
+        message: String,
+        /// Whether this failure is worth retrying.
+        retryable: bool,
+    },
+    /// Connecting or sending failed, or the stream broke (dropped connection,
+    /// idle timeout, ended without its final event).
+    #[error("{provider}: {message}")]
+    Transport {
+        /// Provider name.
+        provider: String,
+        /// What happened.
+        message: String,
+    },
+    /// The stream could not be understood (malformed SSE or JSON).
+    #[error("{provider}: malformed stream: {message}")]
+    Protocol {
+        /// Provider name.
+        provider: String,
+        /// What was wrong.
+        message: String,
+    },
+    /// The model's tool-call arguments are not valid JSON.
+    #[error("{provider}: tool call {id} ({name}): arguments are not valid JSON: {message}")]
+    InvalidToolArgs {
+        /// Provider name.
+        provider: String,
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// Parser message.
+        message: String,
+    },
+}
+
+impl ProviderError {
+    /// Whether a retry may help (only meaningful before any output was streamed).
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            ProviderError::Http { retryable, .. } | ProviderError::Api { retryable, .. } => {
+                *retryable
+            }
+            ProviderError::Transport { .. } => true,
+            _ => false,
+        }
+    }
+
+    /// Whether this is [`ProviderError::Aborted`].
+    pub fn is_aborted(&self) -> bool {
+        matches!(self, ProviderError::Aborted)
+    }
+}
+
+/// Whether an HTTP status is retryable: 408, 409, 429 and every 5xx (incl. 529).
+pub(crate) fn status_retryable(status: u16) -> bool {
+    matches!(status, 408 | 409 | 429) || (500..600).contains(&status)
+}
+
+/// Whether an in-stream error type is retryable.
+pub(crate) fn error_type_retryable(kind: &str, message: &str) -> bool {
+    matches!(
+        kind,
+        "overloaded_error" | "rate_limit_error" | "api_error" | "server_error" | "timeout_error"
+    ) || message.to_ascii_lowercase().contains("overloaded")
+}
+
+/// Extract a human message from a provider's JSON error body
+/// (`{"error":{"message":..}}`, `{"error":"..."}`, `{"message":..}`), else the
+/// trimmed body text (truncated).
+pub(crate) fn error_body_message(body: &str) -> String {
+    if let Ok(value) = serde_json::from_str::<serde_json::Value>(body) {
+        let candidates = [
+            value.pointer("/error/message"),
+            value.get("error").filter(|e| e.is_string()),
+            value.get("message"),
+            value.pointer("/detail"),
+        ];
+        for candidate in candidates.into_iter().flatten() {
+            if let Some(text) = candidate.as_str() {
+                if !text.is_empty() {
+                    return text.to_string();
+                }
+            }
+        }
+    }
+    let trimmed = body.trim();
+    if trimmed.is_empty() {
+        return "(empty response body)".to_string();
+    }
+    let mut out: String = trimmed.chars().take(500).collect();
+    if out.len() < trimmed.len() {
+        out.push('…');
+    }
+    out
+}
+
+/// Remove every occurrence of `secret` from `text`.
+pub(crate) fn redact(text: String, secret: Option<&str>) -> String {
+    match secret {
+        Some(secret) if secret.len() >= 4 && text.contains(secret) => {
+            text.replace(secret, "[redacted]")
+        }
+        _ => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_messages_from_bodies() {
+        assert_eq!(
+            error_body_message(r#"{"type":"error","error":{"type":"x","message":"boom"}}"#),
+            "boom"
+        );
+        assert_eq!(error_body_message(r#"{"error":"flat"}"#), "flat");
+        assert_eq!(error_body_message("  plain text "), "plain text");
+        assert_eq!(error_body_message(""), "(empty response body)");
+    }
+
+    #[test]
+    fn redacts_secret() {
+        assert_eq!(
+            redact("key sk-12345 bad".into(), Some("sk-12345")),
+            "key [redacted] bad"
+        );
+    }
+}

@@ -1,0 +1,256 @@
+//! Building the chat completions request body.
+
+use serde_json::{json, Map, Value};
+
+use crate::types::{Message, Part, Reasoning, Request, Role};
+
+/// The JSON body of `POST /chat/completions` (streaming, usage included).
+///
+/// The system prompt is a `system` message; tool results become `tool`
+/// messages (their images follow in a `user` message, since most servers
+/// only accept text in tool messages); images are `image_url` data URLs;
+/// thinking parts are not sent back; `reasoning_effort` is set when
+/// reasoning is not off.
+pub(crate) fn body(req: &Request, model: &str, max_completion_tokens: bool) -> Value {
+    let mut out = Map::new();
+    out.insert("model".into(), json!(model));
+    out.insert("stream".into(), json!(true));
+    out.insert("stream_options".into(), json!({"include_usage": true}));
+    let cap = if max_completion_tokens {
+        "max_completion_tokens"
+    } else {
+        "max_tokens"
+    };
+    out.insert(cap.into(), json!(req.max_tokens.max(1)));
+    let effort = match req.reasoning {
+        Reasoning::Off => None,
+        Reasoning::Low => Some("low"),
+        Reasoning::Medium => Some("medium"),
+        Reasoning::High => Some("high"),
+    };
+    if let Some(effort) = effort {
+        out.insert("reasoning_effort".into(), json!(effort));
+    }
+    let mut messages = Vec::new();
+    if !req.system.is_empty() {
+        messages.push(json!({"role": "system", "content": req.system}));
+    }
+    for msg in &req.messages {
+        push_message(&mut messages, msg);
+    }
+    out.insert("messages".into(), Value::Array(messages));
+    if !req.tools.is_empty() {
+        let tools: Vec<Value> = req
+            .tools
+            .iter()
+            .map(|t| {
+                json!({
+                    "type": "function",
+                    "function": {
+                        "name": t.name,
+                        "description": t.description,
+                        "parameters": t.input_schema,
+                    },
+                })
+            })
+            .collect();
+        out.insert("tools".into(), Value::Array(tools));
+    }
+    Value::Object(out)
+}
+
+fn data_url(mime_type: &str, data: &str) -> Value {
+    json!({"type": "image_url", "image_url": {"url": format!("data:{mime_type};base64,{data}")}})
+}
+
+/// A user `content` value: a plain string when there are only texts.
+fn user_content(parts: &[&Part]) -> Option<Value> {
+    let has_image = parts.iter().any(|p| matches!(p, Part::Image { .. }));
+    if !has_image {
+        let text: Vec<&str> = parts
+            .iter()
+            .filter_map(|p| match p {
+                Part::Text { text } if !text.is_empty() => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        return (!text.is_empty()).then(|| json!(text.join("\n")));
+    }
+    let items: Vec<Value> = parts
+        .iter()
+        .filter_map(|p| match p {
+            Part::Text { text } if !text.is_empty() => Some(json!({"type": "text", "text": text})),
+            Part::Image { mime_type, data } => Some(data_url(mime_type, data)),
+            _ => None,
+        })
+        .collect();
+    (!items.is_empty()).then_some(Value::Array(items))
+}
+
+fn push_message(out: &mut Vec<Value>, msg: &Message) {
+    match msg.role {
+        Role::Assistant => {
+            let text: String = msg
+                .content
+                .iter()
+                .filter_map(|p| match p {
+                    Part::Text { text } => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect();
+            let calls: Vec<Value> = msg
+                .content
+                .iter()
+                .filter_map(|p| match p {
+                    Part::ToolCall { id, name, args } => Some(json!({
+                        "id": id,
+                        "type": "function",
+                        "function": {"name": name, "arguments": args.to_string()},
+                    })),
+                    _ => None,
+                })
+                .collect();
+            if text.is_empty() && calls.is_empty() {
+                return;
+            }
+            let mut m = json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { json!(text) }});
+            if !calls.is_empty() {
+                m["tool_calls"] = Value::Array(calls);
+            }
+            out.push(m);
+        }
+        Role::User => {
+            // Tool messages must directly follow the assistant's tool calls.
+            let mut result_images: Vec<&Part> = Vec::new();
+            for part in &msg.content {
+                if let Part::ToolResult {
+                    call_id,
+                    is_error: _,
+                    content,
+                } = part
+                {
+                    let text: Vec<&str> = content
+                        .iter()
+                        .filter_map(|p| match p {
+                            Part::Text { text } => Some(text.as_str()),
+                            _ => None,
+                        })
+                        .collect();
+                    let mut text = text.join("\n");
+                    let images: Vec<&Part> = content
+                        .iter()
+                        .filter(|p| matches!(p, Part::Image { .. }))
+                        .collect();
+                    if text.is_empty() && !images.is_empty() {
+                        text = "(image attached below)".into();
+                    }
+                    result_images.extend(images);
+                    out.push(json!({"role": "tool", "tool_call_id": call_id, "content": text}));
+                }
+            }
+            let mut rest: Vec<&Part> = msg
+                .content
+                .iter()
+                .filter(|p| matches!(p, Part::Text { .. } | Part::Image { .. }))
+                .collect();
+            rest.extend(result_images);
+            if let Some(content) = user_content(&rest) {
+                out.push(json!({"role": "user", "content": content}));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::ToolSpec;
+
+    #[test]
+    fn serializes_conversation() {
+        let req = Request {
+            model: "m".into(),
+            system: "sys".into(),
+            messages: vec![
+                Message {
+                    role: Role::User,
+                    content: vec![
+                        Part::Text { text: "look".into() },
+                        Part::Image {
+                            mime_type: "image/png".into(),
+                            data: "AAA=".into(),
+                        },
+                    ],
+                },
+                Message {
+                    role: Role::Assistant,
+                    content: vec![
+                        Part::Thinking {
+                            text: "hmm".into(),
+                            signature: None,
+                        },
+                        Part::ToolCall {
+                            id: "c1".into(),
+                            name: "read".into(),
+                            args: json!({"path": "x"}),
+                        },
+                    ],
+                },
+                Message {
+                    role: Role::User,
+                    content: vec![Part::ToolResult {
+                        call_id: "c1".into(),
+                        is_error: false,
+                        content: vec![Part::Text {
+                            text: "contents".into(),
+                        }],
+                    }],
+                },
+            ],
+            tools: vec![ToolSpec {
+                name: "read".into(),
+                description: "d".into(),
+                input_schema: json!({"type": "object"}),
+            }],
+            max_tokens: 100,
+            reasoning: Reasoning::High,
+        };
+        let body = body(&req, "model-x", true);
+        assert_eq!(body["max_completion_tokens"], 100);
+        assert_eq!(body["reasoning_effort"], "high");
+        assert_eq!(body["stream_options"]["include_usage"], true);
+        let msgs = body["messages"].as_array().unwrap();
+        assert_eq!(msgs[0]["role"], "system");
+        assert_eq!(
+            msgs[1]["content"][1]["image_url"]["url"],
+            "data:image/png;base64,AAA="
+        );
+        assert_eq!(msgs[2]["content"], Value::Null);
+        assert_eq!(
+            msgs[2]["tool_calls"][0]["function"]["arguments"],
+            "{\"path\":\"x\"}"
+        );
+        assert_eq!(msgs[3]["role"], "tool");
+        assert_eq!(msgs[3]["tool_call_id"], "c1");
+        assert_eq!(msgs[3]["content"], "contents");
+        assert_eq!(msgs.len(), 4);
+        assert_eq!(body["tools"][0]["function"]["parameters"]["type"], "object");
+    }
+
+    #[test]
+    fn plain_max_tokens_and_no_effort_when_off() {
+        let req = Request {
+            model: "m".into(),
+            system: String::new(),
+            messages: vec![Message::user_text("hi")],
+            tools: vec![],
+            max_tokens: 7,
+            reasoning: Reasoning::Off,
+        };
+        let body = body(&req, "m", false);
+        assert_eq!(body["max_tokens"], 7);
+        assert!(body.get("reasoning_effort").is_none());
+        assert!(body.get("tools").is_none());
+        assert_eq!(body["messages"][0]["content"], "hi");
+    }
+}

@@ -1,0 +1,277 @@
+//! [`Provider`]: one configured model endpoint, streaming requests with retries.
+
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::anthropic;
+use crate::assemble::{Assembler, Emit};
+use crate::config::ProviderConfig;
+use crate::decode::{Decoder, Flow};
+use crate::error::{error_body_message, redact, status_retryable, ProviderError};
+use crate::openai;
+use crate::presets::Wire;
+use crate::retry::retry_after_from_headers;
+use crate::sse::SseParser;
+use crate::types::{Completion, Request, StreamEvent};
+
+/// A configured provider (Anthropic Messages or OpenAI-compatible chat
+/// completions). Cheap to share behind an `Arc`; `stream` takes `&self`.
+#[derive(Debug, Clone)]
+pub struct Provider {
+    config: ProviderConfig,
+    client: reqwest::Client,
+}
+
+/// A failed attempt, with the delay the server asked for.
+struct Failure {
+    error: ProviderError,
+    retry_after: Option<Duration>,
+}
+
+impl From<ProviderError> for Failure {
+    fn from(error: ProviderError) -> Self {
+        Failure {
+            error,
+            retry_after: None,
+        }
+    }
+}
+
+impl Provider {
+    /// Build the HTTP client for `config`.
+    pub fn new(config: ProviderConfig) -> Result<Provider, ProviderError> {
+        let client = reqwest::Client::builder()
+            .connect_timeout(config.connect_timeout)
+            .user_agent(concat!("zut/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| ProviderError::Config(format!("cannot build HTTP client: {e}")))?;
+        Ok(Provider { config, client })
+    }
+
+    /// Provider name (the preset id, e.g. `anthropic`, `ollama`).
+    pub fn name(&self) -> &str {
+        &self.config.provider
+    }
+
+    /// Default model id (what a [`Request`] should carry).
+    pub fn model(&self) -> &str {
+        &self.config.model
+    }
+
+    /// The resolved configuration.
+    pub fn config(&self) -> &ProviderConfig {
+        &self.config
+    }
+
+    /// The endpoint URL requests are posted to.
+    pub fn endpoint(&self) -> String {
+        match self.config.wire {
+            Wire::Anthropic => format!("{}/v1/messages", self.config.base_url),
+            Wire::OpenAi => format!("{}/chat/completions", self.config.base_url),
+        }
+    }
+
+    /// The JSON body that [`Provider::stream`] would send for `req`.
+    pub fn request_body(&self, req: &Request) -> Value {
+        let model = if req.model.is_empty() {
+            &self.config.model
+        } else {
+            &req.model
+        };
+        match self.config.wire {
+            Wire::Anthropic => anthropic::request::body(req, model),
+            Wire::OpenAi => openai::request::body(req, model, self.config.max_completion_tokens),
+        }
+    }
+
+    /// Stream one request.
+    ///
+    /// Events are delivered to `on_event` as they arrive: `RequestStarted`
+    /// per attempt, `RetryScheduled` before each retry, then
+    /// `AssistantStart` (before the first content, or at the end for an empty
+    /// reply), text/thinking deltas and tool-use events. Failures before any
+    /// content are retried per the retry policy; once content has been
+    /// emitted a failure is returned as is. Cancelling `cancel` returns
+    /// [`ProviderError::Aborted`] promptly, also mid-stream.
+    pub async fn stream(
+        &self,
+        req: &Request,
+        cancel: &CancellationToken,
+        on_event: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<Completion, ProviderError> {
+        let body = serde_json::to_vec(&self.request_body(req))
+            .map_err(|e| ProviderError::Config(format!("cannot encode request: {e}")))?;
+        let max_attempts = self.config.retry.max_attempts.max(1);
+        let mut attempt = 1;
+        loop {
+            if cancel.is_cancelled() {
+                return Err(ProviderError::Aborted);
+            }
+            on_event(StreamEvent::RequestStarted {
+                attempt,
+                max_attempts,
+            });
+            let mut asm = Assembler::new();
+            let outcome = self.attempt(&body, cancel, &mut asm, on_event).await;
+            let failure = match outcome {
+                Ok(()) => return asm.finish(&self.config.provider, on_event),
+                Err(failure) => failure,
+            };
+            let error = failure.error;
+            if error.is_aborted() || asm.started() || !error.is_retryable() || attempt >= max_attempts
+            {
+                return Err(error);
+            }
+            let delay = self.config.retry.delay(attempt, failure.retry_after);
+            tracing::debug!(provider = %self.config.provider, attempt, ?delay, %error, "retrying");
+            on_event(StreamEvent::RetryScheduled {
+                attempt,
+                max_attempts,
+                delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                reason: error.to_string(),
+            });
+            tokio::select! {
+                _ = cancel.cancelled() => return Err(ProviderError::Aborted),
+                _ = tokio::time::sleep(delay) => {}
+            }
+            attempt += 1;
+        }
+    }
+
+    fn transport(&self, message: String) -> ProviderError {
+        ProviderError::Transport {
+            provider: self.config.provider.clone(),
+            message: redact(message, self.config.api_key.as_deref()),
+        }
+    }
+
+    /// One HTTP attempt: send, check the status, decode the stream into `asm`.
+    async fn attempt(
+        &self,
+        body: &[u8],
+        cancel: &CancellationToken,
+        asm: &mut Assembler,
+        emit: &mut Emit<'_>,
+    ) -> Result<(), Failure> {
+        let provider = self.config.provider.as_str();
+        let idle = self.config.idle_timeout;
+        let mut builder = self
+            .client
+            .post(self.endpoint())
+            .header("content-type", "application/json")
+            .header("accept", "text/event-stream")
+            .body(body.to_vec());
+        let key = self.config.api_key.as_deref();
+        builder = match self.config.wire {
+            Wire::Anthropic => {
+                let b = builder.header("anthropic-version", anthropic::API_VERSION);
+                match key {
+                    Some(key) => b.header("x-api-key", key),
+                    None => b,
+                }
+            }
+            Wire::OpenAi => match key {
+                Some(key) => b_bearer(builder, key),
+                None => builder,
+            },
+        };
+        let response = tokio::select! {
+            _ = cancel.cancelled() => return Err(ProviderError::Aborted.into()),
+            sent = tokio::time::timeout(idle, builder.send()) => match sent {
+                Err(_) => return Err(self.transport(format!("no response within {}s", idle.as_secs())).into()),
+                Ok(Err(e)) => return Err(self.transport(format!("request failed: {}", describe(&e))).into()),
+                Ok(Ok(response)) => response,
+            },
+        };
+        let status = response.status();
+        if !status.is_success() {
+            let retry_after = retry_after_from_headers(response.headers());
+            let text = tokio::select! {
+                _ = cancel.cancelled() => return Err(ProviderError::Aborted.into()),
+                text = tokio::time::timeout(idle, response.text()) => match text {
+                    Ok(Ok(text)) => text,
+                    _ => String::new(),
+                },
+            };
+            let mut message = error_body_message(&text);
+            if status.as_u16() == 529 || message.to_ascii_lowercase().contains("overloaded") {
+                message = format!("overloaded: {message}");
+            }
+            let message = redact(message, key);
+            return Err(Failure {
+                error: ProviderError::Http {
+                    provider: provider.to_string(),
+                    status: status.as_u16(),
+                    message,
+                    retryable: status_retryable(status.as_u16()),
+                },
+                retry_after,
+            });
+        }
+
+        let mut decoder = Decoder::new(self.config.wire);
+        let mut parser = SseParser::new();
+        let mut stream = response.bytes_stream();
+        loop {
+            let next = tokio::select! {
+                _ = cancel.cancelled() => return Err(ProviderError::Aborted.into()),
+                next = tokio::time::timeout(idle, stream.next()) => next,
+            };
+            match next {
+                Err(_) => {
+                    return Err(self
+                        .transport(format!("stream stalled: no data for {}s", idle.as_secs()))
+                        .into())
+                }
+                Ok(Some(Err(e))) => {
+                    return Err(self
+                        .transport(format!("stream interrupted: {}", describe(&e)))
+                        .into())
+                }
+                Ok(Some(Ok(chunk))) => {
+                    parser.push(&chunk);
+                    while let Some(event) = parser.next_event() {
+                        if decoder.event(provider, &event, asm, emit)? == Flow::Done {
+                            return Ok(());
+                        }
+                    }
+                }
+                Ok(None) => {
+                    while let Some(event) = parser.finish() {
+                        if decoder.event(provider, &event, asm, emit)? == Flow::Done {
+                            return Ok(());
+                        }
+                    }
+                    if decoder.complete_at_eof(asm, emit) {
+                        return Ok(());
+                    }
+                    return Err(self
+                        .transport("stream ended before the reply was complete".to_string())
+                        .into());
+                }
+            }
+        }
+    }
+}
+
+fn b_bearer(builder: reqwest::RequestBuilder, key: &str) -> reqwest::RequestBuilder {
+    builder.bearer_auth(key)
+}
+
+/// A reqwest error with its sources (reqwest's top-level text is terse).
+fn describe(error: &reqwest::Error) -> String {
+    let mut out = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(inner) = source {
+        let text = inner.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        source = inner.source();
+    }
+    out
+}

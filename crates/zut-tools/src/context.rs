@@ -1,0 +1,94 @@
+//! The environment a tool call runs in.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+/// Receives live output chunks while a tool runs (today only `bash` streams).
+/// Chunks are valid UTF-8 and arrive in order; they are advisory and do not
+/// replace the final [`crate::ToolOutput`].
+pub type ProgressFn = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// Per-call context: where relative paths resolve and how to cancel.
+#[derive(Clone)]
+pub struct ToolContext {
+    /// Working directory; relative tool paths resolve against it and `bash`
+    /// runs in it.
+    pub cwd: PathBuf,
+    /// Cancelling this token stops the call: `bash` kills its process group,
+    /// `grep` stops walking. The output then says it was cancelled.
+    pub cancel: CancellationToken,
+    /// Optional live-output sink (see [`ProgressFn`]).
+    pub progress: Option<ProgressFn>,
+}
+
+impl ToolContext {
+    /// A context rooted at `cwd` with a fresh cancellation token and no
+    /// progress sink.
+    pub fn new(cwd: impl Into<PathBuf>) -> Self {
+        Self {
+            cwd: cwd.into(),
+            cancel: CancellationToken::new(),
+            progress: None,
+        }
+    }
+
+    /// Replaces the cancellation token.
+    pub fn with_cancel(mut self, cancel: CancellationToken) -> Self {
+        self.cancel = cancel;
+        self
+    }
+
+    /// Sets the live-output sink.
+    pub fn with_progress(mut self, progress: ProgressFn) -> Self {
+        self.progress = Some(progress);
+        self
+    }
+
+    /// Resolves a tool path: `~` and `~/…` expand to `$HOME`, absolute paths
+    /// stay, relative paths join [`ToolContext::cwd`].
+    pub fn resolve(&self, path: &str) -> PathBuf {
+        resolve_path(&self.cwd, path)
+    }
+
+    #[allow(dead_code)]
+    pub(crate) fn report_progress(&self, chunk: &str) {
+        if let Some(p) = &self.progress {
+            if !chunk.is_empty() {
+                p(chunk);
+            }
+        }
+    }
+}
+
+impl fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("cwd", &self.cwd)
+            .field("cancelled", &self.cancel.is_cancelled())
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+pub(crate) fn resolve_path(cwd: &Path, path: &str) -> PathBuf {
+    if path == "~" || path.starts_with("~/") {
+        if let Some(home) = std::env::var_os("HOME") {
+            let rest = path.trim_start_matches('~').trim_start_matches('/');
+            let home = PathBuf::from(home);
+            return if rest.is_empty() {
+                home
+            } else {
+                home.join(rest)
+            };
+        }
+    }
+    let p = Path::new(path);
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        cwd.join(p)
+    }
+}

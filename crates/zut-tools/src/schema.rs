@@ -1,0 +1,241 @@
+//! Names, descriptions and JSON Schemas of the built-in tools.
+
+use serde_json::{json, Value};
+
+use crate::limits::*;
+
+/// Names of the built-in tools, in the order [`builtin_tools`] lists them.
+pub const BUILTIN_NAMES: [&str; 5] = ["read", "write", "edit", "bash", "grep"];
+
+/// A tool definition as offered to the model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolDef {
+    /// Tool name (one of [`BUILTIN_NAMES`]).
+    pub name: &'static str,
+    /// What the tool does, for the model.
+    pub description: String,
+    /// JSON Schema (draft 2020-12 compatible, `type: object`) of the
+    /// arguments; what [`crate::run_builtin`] validates against.
+    pub schema: Value,
+}
+
+/// All built-in tools in stable order: read, write, edit, bash, grep.
+pub fn builtin_tools() -> Vec<ToolDef> {
+    BUILTIN_NAMES
+        .iter()
+        .filter_map(|name| builtin_tool(name))
+        .collect()
+}
+
+/// The definition of one built-in tool, or `None` for other names.
+pub fn builtin_tool(name: &str) -> Option<ToolDef> {
+    let (name, description, schema) = match name {
+        "read" => ("read", read_description(), read_schema()),
+        "write" => ("write", write_description(), write_schema()),
+        "edit" => ("edit", edit_description(), edit_schema()),
+        "bash" => ("bash", bash_description(), bash_schema()),
+        "grep" => ("grep", grep_description(), grep_schema()),
+        _ => return None,
+    };
+    Some(ToolDef {
+        name,
+        description,
+        schema,
+    })
+}
+
+fn read_description() -> String {
+    format!(
+        "Read a file. Text is returned with 1-based line numbers (cat -n style; the number \
+         and tab are not part of the file). By default up to {READ_DEFAULT_LINES} lines or \
+         {} KiB are returned; use `offset` (first line, 1-based) and `limit` (number of lines) \
+         to read other parts of large files. Lines longer than {READ_MAX_LINE_CHARS} characters \
+         are cut. PNG, JPEG, GIF and WebP images are returned as images. Binary files are refused.",
+        READ_MAX_BYTES / 1024
+    )
+}
+
+fn read_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "path": {
+                "type": "string",
+                "minLength": 1,
+                "description": "File to read, absolute or relative to the working directory."
+            },
+            "offset": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "1-based line number to start reading from (default 1)."
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "description": format!("Maximum number of lines to return (default {READ_DEFAULT_LINES}).")
+            }
+        },
+        "required": ["path"],
+        "additionalProperties": false
+    })
+}
+
+fn write_description() -> String {
+    "Write a file, replacing it completely if it exists. Parent directories are created. \
+     Prefer `edit` for changing part of an existing file."
+        .to_string()
+}
+
+fn write_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "path": {
+                "type": "string",
+                "minLength": 1,
+                "description": "File to write, absolute or relative to the working directory."
+            },
+            "content": {
+                "type": "string",
+                "description": "The complete new content of the file."
+            }
+        },
+        "required": ["path", "content"],
+        "additionalProperties": false
+    })
+}
+
+fn edit_description() -> String {
+    "Apply exact text substitutions to an existing file. Read the file first and copy each \
+     `oldText` verbatim from it (indentation and line breaks included, without the line-number \
+     prefix `read` shows), with enough surrounding text to match exactly one location. All \
+     edits are matched against the file as it was before this call, must not overlap, and are \
+     applied together or not at all. Returns a unified diff. Use `write` to replace most of a file."
+        .to_string()
+}
+
+fn edit_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "path": {
+                "type": "string",
+                "minLength": 1,
+                "description": "File to modify, absolute or relative to the working directory."
+            },
+            "edits": {
+                "type": "array",
+                "minItems": 1,
+                "description": "Non-overlapping substitutions, each located in the file as it was before this call.",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "oldText": {
+                            "type": "string",
+                            "minLength": 1,
+                            "description": "Verbatim excerpt of the current file that occurs exactly once."
+                        },
+                        "newText": {
+                            "type": "string",
+                            "description": "Replacement for oldText (may be empty to delete it)."
+                        }
+                    },
+                    "required": ["oldText", "newText"],
+                    "additionalProperties": false
+                }
+            }
+        },
+        "required": ["path", "edits"],
+        "additionalProperties": false
+    })
+}
+
+fn bash_description() -> String {
+    format!(
+        "Run a shell command with `bash -c` (POSIX `sh -c` when bash is missing) in the working \
+         directory. stdin is empty (/dev/null); stdout and stderr are captured together. \
+         `timeout` (seconds, 1 to {BASH_MAX_TIMEOUT_SECS}) is required: when it expires the \
+         command and every process it started are killed. Output longer than {} KiB keeps its \
+         first {} KiB and last {} KiB. A non-zero exit code marks the result as an error. To \
+         leave a process running in the background, redirect its output to a file \
+         (e.g. `nohup cmd > log 2>&1 &`).",
+        (BASH_HEAD_BYTES + BASH_TAIL_BYTES) / 1024,
+        BASH_HEAD_BYTES / 1024,
+        BASH_TAIL_BYTES / 1024
+    )
+}
+
+fn bash_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "command": {
+                "type": "string",
+                "minLength": 1,
+                "description": "The command line to run."
+            },
+            "timeout": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": BASH_MAX_TIMEOUT_SECS,
+                "description": format!("Maximum run time in seconds (1 to {BASH_MAX_TIMEOUT_SECS}); the command's whole process group is killed when it expires.")
+            }
+        },
+        "required": ["command", "timeout"],
+        "additionalProperties": false
+    })
+}
+
+fn grep_description() -> String {
+    format!(
+        "Search file contents with a regular expression (Rust regex syntax, like ripgrep). \
+         Directories are searched recursively, skipping hidden files and anything ignored by \
+         .gitignore/.ignore; binary files are skipped. Results are `path:line:text`. At most \
+         `max_results` matches (default {GREP_DEFAULT_MAX_RESULTS}, up to {GREP_MAX_RESULTS}) \
+         or {} KiB are returned.",
+        GREP_MAX_BYTES / 1024
+    )
+}
+
+fn grep_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "pattern": {
+                "type": "string",
+                "minLength": 1,
+                "description": "Regular expression to search for (a literal string when `literal` is true)."
+            },
+            "path": {
+                "type": "string",
+                "minLength": 1,
+                "description": "File or directory to search (default: the working directory)."
+            },
+            "glob": {
+                "type": "string",
+                "minLength": 1,
+                "description": "Only search files matching this glob, e.g. `*.rs` or `src/**/*.{ts,tsx}`. Without a `/` it matches file names; with one, paths relative to `path`."
+            },
+            "ignore_case": {
+                "type": "boolean",
+                "description": "Match case-insensitively (default false)."
+            },
+            "literal": {
+                "type": "boolean",
+                "description": "Treat `pattern` as a literal string, not a regex (default false)."
+            },
+            "hidden": {
+                "type": "boolean",
+                "description": "Also search hidden files and directories (default false). .gitignore is still respected."
+            },
+            "max_results": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": GREP_MAX_RESULTS,
+                "description": format!("Maximum number of matching lines to return (default {GREP_DEFAULT_MAX_RESULTS}).")
+            }
+        },
+        "required": ["pattern"],
+        "additionalProperties": false
+    })
+}
