@@ -218,7 +218,11 @@ fn openai(
             }
         }
     }
-    let stop = stop.unwrap_or(if calls.is_empty() { "stop" } else { "tool_calls" });
+    let stop = stop.unwrap_or(if calls.is_empty() {
+        "stop"
+    } else {
+        "tool_calls"
+    });
     out.push(openai_chunk(json!({}), Some(stop)));
     let mut usage_json = json!({
         "prompt_tokens": usage.input + usage.cache_read,
@@ -277,10 +281,7 @@ mod tests {
     fn anthropic_text_frames() {
         let frames = frames(&Script::anthropic_text("hi there").delta_bytes(3));
         assert!(frames[0].starts_with("event: message_start\ndata: {"));
-        let deltas = frames
-            .iter()
-            .filter(|f| f.contains("text_delta"))
-            .count();
+        let deltas = frames.iter().filter(|f| f.contains("text_delta")).count();
         assert_eq!(deltas, 3);
         assert!(frames.last().unwrap().starts_with("event: message_stop\n"));
     }

@@ -263,7 +263,9 @@ async fn feed(
             return;
         }
     }
-    let hang = script.hang_after.is_some_and(|h| h <= script.cut_after.unwrap_or(usize::MAX));
+    let hang = script
+        .hang_after
+        .is_some_and(|h| h <= script.cut_after.unwrap_or(usize::MAX));
     if hang {
         tokio::select! {
             _ = shutdown.cancelled() => {}

@@ -245,7 +245,10 @@ pub fn resolve(
         load_auth(&mut auth)?;
         match auth.as_ref().and_then(|a| a.as_ref()) {
             Some(file) => match file.key(preset.id) {
-                Some(key) => (Some(key.to_string()), KeySource::AuthFile(file.path.clone())),
+                Some(key) => (
+                    Some(key.to_string()),
+                    KeySource::AuthFile(file.path.clone()),
+                ),
                 None => (None, KeySource::None),
             },
             None => (None, KeySource::None),

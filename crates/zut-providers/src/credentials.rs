@@ -64,9 +64,8 @@ pub(crate) fn load(zut_home: &Path) -> Result<Option<AuthFile>, ProviderError> {
         }
     };
     check_mode(&path, &metadata)?;
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        ProviderError::Config(format!("cannot read {}: {e}", path.display()))
-    })?;
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| ProviderError::Config(format!("cannot read {}: {e}", path.display())))?;
     let entries: BTreeMap<String, serde_json::Value> =
         serde_json::from_str(&text).map_err(|e| {
             ProviderError::Config(format!(

@@ -121,7 +121,10 @@ impl Provider {
                 Err(failure) => failure,
             };
             let error = failure.error;
-            if error.is_aborted() || asm.started() || !error.is_retryable() || attempt >= max_attempts
+            if error.is_aborted()
+                || asm.started()
+                || !error.is_retryable()
+                || attempt >= max_attempts
             {
                 return Err(error);
             }

@@ -61,10 +61,7 @@ pub(crate) fn body(req: &Request, model: &str) -> Value {
         out.insert("tools".into(), Value::Array(tools));
     }
     let mut messages: Vec<Value> = req.messages.iter().filter_map(message).collect();
-    if let Some(Value::Array(blocks)) = messages
-        .last_mut()
-        .and_then(|m| m.get_mut("content"))
-    {
+    if let Some(Value::Array(blocks)) = messages.last_mut().and_then(|m| m.get_mut("content")) {
         if let Some(Value::Object(block)) = blocks.last_mut() {
             let cacheable = !matches!(
                 block.get("type").and_then(Value::as_str),

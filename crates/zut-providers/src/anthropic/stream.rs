@@ -192,8 +192,8 @@ impl Decoder {
                         }
                         "redacted_thinking" => {
                             let data = block.data.unwrap_or_default();
-                            let slot =
-                                asm.open_thinking(Some(format!("{REDACTED_THINKING_PREFIX}{data}")));
+                            let slot = asm
+                                .open_thinking(Some(format!("{REDACTED_THINKING_PREFIX}{data}")));
                             Some((slot, BlockKind::Thinking))
                         }
                         "tool_use" => {

@@ -175,7 +175,9 @@ mod tests {
                 Message {
                     role: Role::User,
                     content: vec![
-                        Part::Text { text: "look".into() },
+                        Part::Text {
+                            text: "look".into(),
+                        },
                         Part::Image {
                             mime_type: "image/png".into(),
                             data: "AAA=".into(),

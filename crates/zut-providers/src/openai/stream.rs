@@ -153,7 +153,13 @@ impl Decoder {
         }
     }
 
-    fn tool_delta(&mut self, position: usize, delta: ToolDelta<'_>, asm: &mut Assembler, emit: &mut Emit<'_>) {
+    fn tool_delta(
+        &mut self,
+        position: usize,
+        delta: ToolDelta<'_>,
+        asm: &mut Assembler,
+        emit: &mut Emit<'_>,
+    ) {
         let existing = match (delta.index, delta.id.as_deref()) {
             (Some(index), _) => self.calls.iter().position(|c| c.index == index),
             // No index (some servers): match by id, else continue the last call.
@@ -259,9 +265,14 @@ impl Decoder {
             return Ok(Flow::Continue);
         };
         if let Some(delta) = choice.delta {
-            for thinking in [&delta.reasoning_content, &delta.reasoning].into_iter().flatten() {
+            for thinking in [&delta.reasoning_content, &delta.reasoning]
+                .into_iter()
+                .flatten()
+            {
                 if !thinking.is_empty() {
-                    let slot = asm.last_thinking().unwrap_or_else(|| asm.open_thinking(None));
+                    let slot = asm
+                        .last_thinking()
+                        .unwrap_or_else(|| asm.open_thinking(None));
                     asm.thinking(slot, thinking, emit);
                 }
             }
