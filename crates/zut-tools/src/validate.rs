@@ -27,12 +27,14 @@ impl ArgValidator {
     /// is an `Err` describing the problem, never a panic. Remote `$ref`s are
     /// not fetched.
     pub fn new(schema: &Value) -> Result<Self, String> {
-        let compiled = catch_unwind(AssertUnwindSafe(|| jsonschema::validator_for(schema)));
+        let compiled = catch_unwind(AssertUnwindSafe(|| {
+            jsonschema::validator_for(schema).map_err(|e| e.to_string())
+        }));
         match compiled {
             Ok(Ok(validator)) => Ok(Self { validator }),
             Ok(Err(e)) => Err(format!(
                 "invalid JSON Schema: {}",
-                clip(&e.to_string(), MAX_MESSAGE_CHARS)
+                clip(&e, MAX_MESSAGE_CHARS)
             )),
             Err(_) => Err("invalid JSON Schema: the validator could not compile it".into()),
         }
