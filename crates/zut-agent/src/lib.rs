@@ -1,1 +1,22 @@
-//! The zut agent loop (being built).
+//! zut's agent core: the turn loop.
+//!
+//! Joins a [`zut_providers::Provider`], the built-in tools of `zut-tools` and
+//! (optionally) a running [`zut_ext_host::ExtensionHost`]. It emits
+//! [`AgentEvent`]s (rpc.md §5) to a sink supplied by the mode (print, JSON,
+//! RPC, TUI) and knows nothing of terminals or output formats.
+
+mod agent;
+pub mod config;
+pub mod event;
+pub mod outcome;
+mod stream_map;
+pub mod system_prompt;
+mod tool_exec;
+pub mod toolset;
+pub mod transcript;
+
+pub use agent::{stop_name, Agent, EventSink};
+pub use config::AgentConfig;
+pub use event::{AgentEvent, UsageCounts, UsageEvent};
+pub use outcome::PromptOutcome;
+pub use system_prompt::SystemPromptOptions;

@@ -176,12 +176,7 @@ pub fn run(argv: Vec<String>) -> i32 {
             return 1;
         }
     };
-    eprintln!(
-        "zut: the agent ({} mode) is not available in this build yet; \
-         only `zut ext …` works for now (see `zut ext help`)",
-        mode.as_str()
-    );
-    1
+    crate::agent_mode::run(args, mode)
 }
 
 /// Prints help/version (exit 0) or a `zut: <message>` error (exit 1).

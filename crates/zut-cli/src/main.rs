@@ -1,6 +1,7 @@
 //! The `zut` binary: routes `zut ext …` to the extension manager and
 //! everything else to the global flag parser.
 
+mod agent_mode;
 mod args;
 mod ext_cmd;
 mod interrupt;

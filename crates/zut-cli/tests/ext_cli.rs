@@ -61,27 +61,33 @@ fn ext_flag_requires_a_value() {
 }
 
 #[test]
-fn agent_modes_are_reported_as_not_available_yet() {
+fn rpc_and_interactive_modes_are_reported_as_not_available_yet() {
     let env = TestEnv::new();
     // L18: `--mode rpc` is accepted by the parser (Go rejects it); `zut rpc`
-    // rewrites to rpc mode. The modes themselves are not built yet.
+    // rewrites to rpc mode. RPC and the TUI are not built yet.
+    for args in [&["--mode", "rpc"][..], &["rpc"], &["--rpc"]] {
+        let r = zut(&env, args);
+        assert_eq!(r.code, 1, "{args:?}");
+        assert!(
+            r.stderr
+                .contains("RPC mode is not available in this build yet"),
+            "{args:?} {r:?}"
+        );
+        assert!(!r.stderr.contains("unknown flag"), "{r:?}");
+    }
+    // Print and JSON modes exist: without credentials they say what to do.
     for args in [
-        &["--mode", "rpc"][..],
-        &["rpc"],
-        &["--rpc"],
-        &["-p", "hello"],
+        &["-p", "hello"][..],
         &["--no-ext", "-e", "x", "--json", "hi"],
     ] {
         let r = zut(&env, args);
         assert_eq!(r.code, 1, "{args:?}");
         assert!(
-            r.stderr.contains("not available in this build yet"),
-            "{args:?} {r:?}"
+            r.stderr.contains("no API key for provider anthropic"),
+            "{r:?}"
         );
-        assert!(!r.stderr.contains("unknown flag"), "{r:?}");
+        assert!(r.stderr.contains("ANTHROPIC_API_KEY"), "{r:?}");
     }
-    assert!(zut(&env, &["rpc"]).stderr.contains("rpc mode"));
-    assert!(zut(&env, &["--mode", "json"]).stderr.contains("json mode"));
     let r = zut(&env, &["--json", "-p", "x"]);
     assert!(r.stderr.contains("conflicting modes"), "{r:?}");
 }

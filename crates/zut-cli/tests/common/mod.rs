@@ -31,6 +31,8 @@ pub fn zut_cmd(env: &TestEnv, args: &[&str]) -> Command {
     let mut cmd = Command::new(zut_test_support::workspace_bin("zut"));
     cmd.args(args)
         .env("ZUT_HOME", &env.home)
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("OPENAI_API_KEY")
         .current_dir(&env.project);
     cmd
 }

@@ -1,0 +1,291 @@
+//! The turn loop: user message → (turn_start event + interception) →
+//! streamed model call → assistant message (interception) → tool calls
+//! (event, interception, validation, execution) → repeat.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+use zut_ext_host::{AssistantVerdict, ExtensionHost, TurnStartVerdict};
+use zut_protocol::{Event, EventName};
+use zut_providers::{Message, Part, Provider, ProviderError, Request, Role, StopReason};
+
+use crate::config::AgentConfig;
+use crate::event::{AgentEvent, UsageCounts, UsageEvent};
+use crate::outcome::PromptOutcome;
+use crate::stream_map::map_stream_event;
+use crate::toolset::{Toolset, Validators};
+use crate::transcript::{json_blocks, now_rfc3339};
+
+/// Receives every agent event, in order.
+pub type EventSink<'a> = &'a mut (dyn FnMut(AgentEvent) + Send);
+
+/// Default turn-start block reason (protocol.md §11.2).
+const DEFAULT_TURN_BLOCK: &str = "turn blocked by extension guard";
+
+/// One conversation with a model, tools and (optionally) extensions.
+pub struct Agent {
+    pub(crate) provider: Provider,
+    pub(crate) host: Option<Arc<ExtensionHost>>,
+    pub(crate) config: AgentConfig,
+    pub(crate) transcript: Vec<Message>,
+    pub(crate) activated: BTreeSet<String>,
+    pub(crate) validators: Validators,
+}
+
+impl Agent {
+    /// A new agent with an empty transcript.
+    pub fn new(provider: Provider, host: Option<Arc<ExtensionHost>>, config: AgentConfig) -> Self {
+        Self {
+            provider,
+            host,
+            config,
+            transcript: Vec::new(),
+            activated: BTreeSet::new(),
+            validators: Validators::default(),
+        }
+    }
+
+    /// The transcript so far (original texts and arguments: interception
+    /// rewrites are never stored).
+    pub fn transcript(&self) -> &[Message] {
+        &self.transcript
+    }
+
+    /// Deferred extension tools activated so far.
+    pub fn activated_tools(&self) -> &BTreeSet<String> {
+        &self.activated
+    }
+
+    /// The extension host, if extensions are loaded.
+    pub fn host(&self) -> Option<&Arc<ExtensionHost>> {
+        self.host.as_ref()
+    }
+
+    /// Provider name and model.
+    pub fn provider(&self) -> &Provider {
+        &self.provider
+    }
+
+    /// Runs one user prompt to completion, emitting events to `sink`.
+    pub async fn prompt(
+        &mut self,
+        content: Vec<Part>,
+        cancel: &CancellationToken,
+        sink: EventSink<'_>,
+    ) -> PromptOutcome {
+        let user = Message {
+            role: Role::User,
+            content,
+        };
+        sink(AgentEvent::UserMessage {
+            content: json_blocks(&user.content),
+            time: now_rfc3339(),
+        });
+        self.transcript.push(user);
+        let outcome = self.run_steps(cancel, sink).await;
+        match &outcome {
+            PromptOutcome::Failed { message } => sink(AgentEvent::Error {
+                message: message.clone(),
+            }),
+            _ => sink(AgentEvent::Done),
+        }
+        outcome
+    }
+
+    async fn run_steps(
+        &mut self,
+        cancel: &CancellationToken,
+        sink: EventSink<'_>,
+    ) -> PromptOutcome {
+        let mut cumulative = UsageCounts::default();
+        let mut final_text = String::new();
+        for step in 1..=u64::from(self.config.max_steps.max(1)) {
+            if cancel.is_cancelled() {
+                return PromptOutcome::Aborted;
+            }
+            sink(AgentEvent::TurnStart { step });
+            self.emit_ext(Event {
+                step,
+                ..Event::named(EventName::TURN_START)
+            });
+            let context = match self.intercept_turn_start(step).await {
+                TurnStartVerdict::Block { reason, .. } => {
+                    let reason = if reason.trim().is_empty() {
+                        DEFAULT_TURN_BLOCK.to_string()
+                    } else {
+                        reason
+                    };
+                    self.end_turn(sink, "error", Some(reason.clone()));
+                    return PromptOutcome::Blocked { reason };
+                }
+                TurnStartVerdict::Allow { context } => context,
+            };
+            let tools = Toolset::snapshot(&self.config.builtin_tools, self.host.as_deref());
+            let request = self.request(&tools, context.as_deref());
+            let provider_name = self.provider.name().to_string();
+            let model = self.provider.model().to_string();
+            let result = {
+                let mut on_event = |ev| {
+                    if let Some(a) = map_stream_event(ev, &provider_name, &model) {
+                        sink(a);
+                    }
+                };
+                self.provider.stream(&request, cancel, &mut on_event).await
+            };
+            let completion = match result {
+                Ok(c) => c,
+                Err(ProviderError::Aborted) => {
+                    self.end_turn(sink, "aborted", None);
+                    return PromptOutcome::Aborted;
+                }
+                Err(e) => {
+                    let message = e.to_string();
+                    self.end_turn(sink, "error", Some(message.clone()));
+                    return PromptOutcome::Failed { message };
+                }
+            };
+            let this = UsageCounts::from_usage(&completion.usage);
+            cumulative.add(&this);
+            sink(AgentEvent::Usage(UsageEvent { this, cumulative }));
+            let message = completion.message;
+            if let Some(shown) = self.show_assistant(&message, sink).await {
+                final_text = shown;
+            }
+            let calls: Vec<(String, String, serde_json::Value)> = message
+                .tool_calls()
+                .map(|(id, name, args)| (id.to_string(), name.to_string(), args.clone()))
+                .collect();
+            self.transcript.push(message);
+            let stop = if completion.stop == StopReason::EndTurn && !calls.is_empty() {
+                StopReason::ToolUse
+            } else {
+                completion.stop
+            };
+            self.end_turn(sink, stop_name(stop), None);
+            if stop != StopReason::ToolUse || calls.is_empty() {
+                return PromptOutcome::Completed { stop, final_text };
+            }
+            let mut results = Vec::with_capacity(calls.len());
+            for (id, name, args) in calls {
+                results.push(
+                    self.run_tool_call(&tools, &id, &name, args, cancel, sink)
+                        .await,
+                );
+            }
+            self.transcript.push(Message {
+                role: Role::User,
+                content: results,
+            });
+            if cancel.is_cancelled() {
+                return PromptOutcome::Aborted;
+            }
+        }
+        PromptOutcome::Failed {
+            message: format!(
+                "stopped after {} model calls (--max-steps); the model still wanted to use tools",
+                self.config.max_steps
+            ),
+        }
+    }
+
+    /// The request for this step: `context` goes into the system prompt of
+    /// this request only and is never stored in the transcript.
+    fn request(&self, tools: &Toolset, context: Option<&str>) -> Request {
+        let mut system = crate::system_prompt::build(&self.config.system, &tools.summary());
+        if let Some(ctx) = context {
+            if !ctx.trim().is_empty() {
+                system.push_str("\n\n[Extension context]\n");
+                system.push_str(ctx);
+            }
+        }
+        Request {
+            model: self.provider.model().to_string(),
+            system,
+            messages: self.transcript.clone(),
+            tools: tools.specs(&self.activated),
+            max_tokens: self.config.max_tokens,
+            reasoning: self.config.reasoning,
+        }
+    }
+
+    async fn intercept_turn_start(&self, step: u64) -> TurnStartVerdict {
+        match &self.host {
+            Some(h) if h.has_interceptors(EventName::TURN_START) => {
+                h.intercept_turn_start(step).await
+            }
+            _ => TurnStartVerdict::Allow { context: None },
+        }
+    }
+
+    /// Runs `assistant_message` interception and emits what the user sees.
+    /// Returns the visible text, or `None` when blocked.
+    async fn show_assistant(&self, message: &Message, sink: EventSink<'_>) -> Option<String> {
+        let texts: Vec<&str> = message
+            .content
+            .iter()
+            .filter_map(|p| match p {
+                Part::Text { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        let has_text = texts.iter().any(|t| !t.is_empty());
+        let mut content = message.content.clone();
+        let mut visible = texts.concat();
+        if has_text {
+            if let Some(host) = self
+                .host
+                .as_ref()
+                .filter(|h| h.has_interceptors(EventName::ASSISTANT_MESSAGE))
+            {
+                match host.intercept_assistant_message(&texts.join("\n")).await {
+                    AssistantVerdict::Block { .. } => return None,
+                    AssistantVerdict::Allow { text, replaced } => {
+                        if replaced {
+                            content.retain(|p| !matches!(p, Part::Text { .. }));
+                            content.insert(0, Part::Text { text: text.clone() });
+                            visible = text;
+                        }
+                    }
+                }
+            }
+        }
+        sink(AgentEvent::AssistantMessage {
+            content: json_blocks(&content),
+            time: now_rfc3339(),
+        });
+        if has_text {
+            self.emit_ext(Event {
+                text: visible.clone(),
+                ..Event::named(EventName::ASSISTANT_MESSAGE)
+            });
+        }
+        Some(visible)
+    }
+
+    fn end_turn(&self, sink: EventSink<'_>, stop: &'static str, error: Option<String>) {
+        self.emit_ext(Event {
+            stop: stop.to_string(),
+            error: error.clone().unwrap_or_default(),
+            ..Event::named(EventName::TURN_END)
+        });
+        sink(AgentEvent::TurnEnd { stop, error });
+    }
+
+    pub(crate) fn emit_ext(&self, event: Event) {
+        if let Some(h) = &self.host {
+            h.emit(&event);
+        }
+    }
+}
+
+/// rpc.md's `turn_end.stop` value.
+pub fn stop_name(stop: StopReason) -> &'static str {
+    match stop {
+        StopReason::EndTurn => "end_turn",
+        StopReason::ToolUse => "tool_use",
+        StopReason::Length => "length",
+        StopReason::Error => "error",
+        StopReason::Aborted => "aborted",
+    }
+}

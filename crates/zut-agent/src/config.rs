@@ -1,0 +1,52 @@
+//! Agent settings that do not change between prompts.
+
+use std::path::PathBuf;
+
+use zut_providers::Reasoning;
+
+use crate::system_prompt::SystemPromptOptions;
+
+/// Default for `--max-steps`: model calls per prompt.
+pub const DEFAULT_MAX_STEPS: u32 = 50;
+
+/// Default output-token cap per model call.
+pub const DEFAULT_MAX_TOKENS: u32 = 16_384;
+
+/// Agent settings.
+#[derive(Debug, Clone)]
+pub struct AgentConfig {
+    /// Project directory: tools resolve relative paths against it.
+    pub cwd: PathBuf,
+    /// Enabled built-in tools (`--tools`, `--no-tools`).
+    pub builtin_tools: Vec<String>,
+    /// Maximum model calls per prompt (`--max-steps`).
+    pub max_steps: u32,
+    /// Output-token cap per model call.
+    pub max_tokens: u32,
+    /// Reasoning effort (`--reasoning`).
+    pub reasoning: Reasoning,
+    /// System prompt inputs.
+    pub system: SystemPromptOptions,
+}
+
+impl AgentConfig {
+    /// Defaults for `cwd`: every built-in tool, default limits.
+    pub fn new(cwd: impl Into<PathBuf>, zut_home: impl Into<PathBuf>) -> Self {
+        let cwd = cwd.into();
+        Self {
+            builtin_tools: zut_tools::BUILTIN_NAMES
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            max_steps: DEFAULT_MAX_STEPS,
+            max_tokens: DEFAULT_MAX_TOKENS,
+            reasoning: Reasoning::Off,
+            system: SystemPromptOptions {
+                zut_home: zut_home.into(),
+                cwd: cwd.clone(),
+                ..Default::default()
+            },
+            cwd,
+        }
+    }
+}

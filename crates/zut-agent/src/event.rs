@@ -1,0 +1,355 @@
+//! Agent events: the stream that `--json` prints one per line and RPC mode
+//! forwards (rpc.md §5), including the `ext_*` events built from extension
+//! UI frames (rpc.md §5.1).
+
+use serde::Serialize;
+use serde_json::Value;
+use zut_ext_host::{UiEvent, UiKind};
+
+use crate::transcript::JsonBlock;
+
+/// One agent event. Serialises to the exact JSON object of rpc.md §5.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AgentEvent {
+    /// Before each model call.
+    TurnStart {
+        /// 1-based model-call number within the prompt.
+        step: u64,
+    },
+    /// An HTTP attempt starts.
+    RequestStarted {
+        /// Provider name.
+        provider: String,
+        /// Model id.
+        model: String,
+        /// `provider` (HTTP retries) or `agent`.
+        scope: &'static str,
+        /// 1-based attempt.
+        attempt: u32,
+        /// Maximum attempts.
+        max_attempts: u32,
+    },
+    /// A retry is scheduled.
+    RetryScheduled {
+        /// `provider`.
+        scope: &'static str,
+        /// Failed attempt.
+        attempt: u32,
+        /// Maximum attempts.
+        max_attempts: u32,
+        /// Delay before the next attempt.
+        delay_ms: u64,
+    },
+    /// The user's message, as stored.
+    UserMessage {
+        /// Content blocks (rpc.md §6).
+        content: Vec<JsonBlock>,
+        /// RFC 3339 time.
+        time: String,
+    },
+    /// The model started answering.
+    AssistantStart,
+    /// Streamed assistant text (before `assistant_message` interception).
+    TextDelta {
+        /// Text fragment.
+        delta: String,
+    },
+    /// A tool call starts streaming.
+    ToolUseStart {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+    },
+    /// A fragment of a tool call's JSON arguments.
+    ToolUseArgs {
+        /// Call id.
+        id: String,
+        /// Raw JSON fragment.
+        delta: String,
+    },
+    /// A tool call's arguments are complete.
+    ToolUseEnd {
+        /// Call id.
+        id: String,
+    },
+    /// A complete tool call, about to be intercepted and run.
+    ToolCall {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// The model's arguments (parsed JSON).
+        args: Value,
+    },
+    /// A tool starts running (not emitted for blocked calls).
+    ToolExecutionStarted {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+    },
+    /// A tool's result.
+    ToolResult {
+        /// Call id.
+        id: String,
+        /// Whether the tool failed.
+        is_error: bool,
+        /// Result blocks.
+        content: Vec<JsonBlock>,
+    },
+    /// The final assistant message as shown to the user (after
+    /// `replace_text`; absent when an interceptor blocked it).
+    AssistantMessage {
+        /// Content blocks.
+        content: Vec<JsonBlock>,
+        /// RFC 3339 time.
+        time: String,
+    },
+    /// Token usage of one model call.
+    Usage(UsageEvent),
+    /// A model call ended.
+    TurnEnd {
+        /// `end_turn`, `tool_use`, `length`, `error` or `aborted`.
+        stop: &'static str,
+        /// Error text for `stop:"error"`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    /// The prompt finished.
+    Done,
+    /// The prompt failed.
+    Error {
+        /// What went wrong.
+        message: String,
+    },
+    /// `notify` from an extension.
+    ExtNotify {
+        /// Manifest name.
+        extension: String,
+        /// Level as sent.
+        level: String,
+        /// Message as sent.
+        message: String,
+    },
+    /// `clear_notes` from an extension.
+    ExtClearNotes {
+        /// Manifest name.
+        extension: String,
+    },
+    /// `alert` from an extension.
+    ExtAlert {
+        /// Manifest name.
+        extension: String,
+        /// Alert kind.
+        kind: String,
+        /// Reason (`""` when absent).
+        reason: String,
+    },
+    /// `status` from an extension.
+    ExtStatus {
+        /// Manifest name.
+        extension: String,
+        /// Item key.
+        key: String,
+        /// Level.
+        level: String,
+        /// Text; empty removes the item.
+        text: String,
+    },
+    /// `widget` from an extension.
+    ExtWidget {
+        /// Manifest name.
+        extension: String,
+        /// Widget id.
+        id: String,
+        /// Position, raw.
+        position: String,
+        /// Title.
+        title: String,
+        /// Lines (always an array).
+        lines: Vec<String>,
+    },
+    /// `widget_clear` from an extension.
+    ExtWidgetClear {
+        /// Manifest name.
+        extension: String,
+        /// Widget id.
+        id: String,
+    },
+    /// A command's `display` text (JSON mode only; RPC cannot run commands).
+    ExtDisplay {
+        /// Manifest name.
+        extension: String,
+        /// Text to show.
+        text: String,
+    },
+    /// The extension's process exited: discard all its chrome.
+    ExtChromeClear {
+        /// Manifest name.
+        extension: String,
+    },
+}
+
+/// Token counts for the `usage` event.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct UsageCounts {
+    /// Input tokens.
+    pub input: u64,
+    /// Output tokens.
+    pub output: u64,
+    /// Reasoning tokens, when reported.
+    pub reasoning: Option<u64>,
+    /// Cache reads.
+    pub cache_read: u64,
+    /// Cache writes.
+    pub cache_write: u64,
+    /// Prompt tokens measured for cache accounting (input + cache).
+    pub cache_measured_prompt: u64,
+    /// Cache-read tokens measured.
+    pub cache_measured_read: u64,
+    /// Cost in USD; zut keeps no price table, so always `null`.
+    pub cost_usd: Option<f64>,
+}
+
+impl UsageCounts {
+    /// Counts of one provider usage report.
+    pub fn from_usage(u: &zut_providers::Usage) -> Self {
+        Self {
+            input: u.input,
+            output: u.output,
+            reasoning: u.reasoning,
+            cache_read: u.cache_read,
+            cache_write: u.cache_write,
+            cache_measured_prompt: u.input + u.cache_read + u.cache_write,
+            cache_measured_read: u.cache_read,
+            cost_usd: None,
+        }
+    }
+
+    /// Adds `other` to `self`.
+    pub fn add(&mut self, other: &Self) {
+        self.input += other.input;
+        self.output += other.output;
+        self.reasoning = match (self.reasoning, other.reasoning) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+        };
+        self.cache_read += other.cache_read;
+        self.cache_write += other.cache_write;
+        self.cache_measured_prompt += other.cache_measured_prompt;
+        self.cache_measured_read += other.cache_measured_read;
+    }
+}
+
+/// The `usage` event: this call's counts plus the prompt's running total.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UsageEvent {
+    /// This call.
+    #[serde(flatten)]
+    pub this: UsageCounts,
+    /// Running total.
+    pub cumulative: UsageCounts,
+}
+
+impl AgentEvent {
+    /// One JSON line (no trailing newline).
+    pub fn to_json(&self) -> String {
+        // Serialising these plain types cannot fail; fall back to an error
+        // event rather than panicking if it ever did.
+        serde_json::to_string(self).unwrap_or_else(|e| {
+            format!(
+                "{{\"type\":\"error\",\"message\":{}}}",
+                Value::String(format!("event encoding failed: {e}"))
+            )
+        })
+    }
+
+    /// The `ext_*` event for an extension UI frame, or `None` for frames
+    /// with no JSON/RPC representation (submit, panels, insert).
+    pub fn from_ui(ev: &UiEvent) -> Option<Self> {
+        let extension = ev.extension.clone();
+        Some(match &ev.kind {
+            UiKind::Notify { level, message } => Self::ExtNotify {
+                extension,
+                level: level.clone(),
+                message: message.clone(),
+            },
+            UiKind::ClearNotes => Self::ExtClearNotes { extension },
+            UiKind::Alert { kind, reason } => Self::ExtAlert {
+                extension,
+                kind: kind.clone(),
+                reason: reason.clone(),
+            },
+            UiKind::Status { key, level, text } => Self::ExtStatus {
+                extension,
+                key: key.clone(),
+                level: level.clone(),
+                text: text.clone(),
+            },
+            UiKind::Widget {
+                id,
+                position,
+                title,
+                lines,
+            } => Self::ExtWidget {
+                extension,
+                id: id.clone(),
+                position: position.clone(),
+                title: title.clone(),
+                lines: lines.clone(),
+            },
+            UiKind::WidgetClear { id } => Self::ExtWidgetClear {
+                extension,
+                id: id.clone(),
+            },
+            UiKind::ChromeClear => Self::ExtChromeClear { extension },
+            UiKind::Submit { .. }
+            | UiKind::SubmitSlash { .. }
+            | UiKind::OpenPanel(_)
+            | UiKind::PanelRender { .. }
+            | UiKind::PanelClose { .. } => return None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_match_rpc_table() {
+        let e = AgentEvent::TurnEnd {
+            stop: "error",
+            error: Some("no".into()),
+        };
+        assert_eq!(
+            e.to_json(),
+            r#"{"type":"turn_end","stop":"error","error":"no"}"#
+        );
+        assert_eq!(AgentEvent::Done.to_json(), r#"{"type":"done"}"#);
+        let u = AgentEvent::Usage(UsageEvent {
+            this: UsageCounts::default(),
+            cumulative: UsageCounts::default(),
+        });
+        let v: Value = serde_json::from_str(&u.to_json()).unwrap();
+        assert_eq!(v["type"], "usage");
+        assert_eq!(v["reasoning"], Value::Null);
+        assert_eq!(v["cumulative"]["input"], 0);
+        let w = AgentEvent::from_ui(&UiEvent {
+            extension: "x".into(),
+            kind: UiKind::Widget {
+                id: "w".into(),
+                position: "".into(),
+                title: "".into(),
+                lines: vec![],
+            },
+        })
+        .unwrap();
+        assert_eq!(
+            w.to_json(),
+            r#"{"type":"ext_widget","extension":"x","id":"w","position":"","title":"","lines":[]}"#
+        );
+    }
+}

@@ -1,0 +1,175 @@
+//! One tool call: `tool_call` event, interception, validation, execution
+//! (built-in or extension), result.
+
+use base64::Engine as _;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+use zut_ext_host::{ToolCallVerdict, ToolContent, ToolOutcome};
+use zut_protocol::{Event, EventName};
+use zut_providers::Part;
+
+use crate::agent::{Agent, EventSink};
+use crate::event::AgentEvent;
+use crate::toolset::{ToolOwner, Toolset};
+use crate::transcript::json_blocks;
+
+/// Default tool-call block reason (protocol.md §11.1).
+const DEFAULT_TOOL_BLOCK: &str = "tool call refused by extension guard";
+
+impl Agent {
+    /// Runs one tool call and returns its `ToolResult` part.
+    pub(crate) async fn run_tool_call(
+        &mut self,
+        tools: &Toolset,
+        id: &str,
+        name: &str,
+        args: Value,
+        cancel: &CancellationToken,
+        sink: EventSink<'_>,
+    ) -> Part {
+        self.emit_ext(Event {
+            tool_id: id.to_string(),
+            tool_name: name.to_string(),
+            tool_args: Some(args.clone()),
+            ..Event::named(EventName::TOOL_CALL)
+        });
+        sink(AgentEvent::ToolCall {
+            id: id.to_string(),
+            name: name.to_string(),
+            args: args.clone(),
+        });
+        let effective = match self.intercept(id, name, &args).await {
+            Ok(a) => a,
+            Err(reason) => return finish(sink, id, true, vec![Part::Text { text: reason }]),
+        };
+        let Some(entry) = tools.get(name) else {
+            let known: Vec<&str> = tools.summary_names();
+            let text = format!(
+                "unknown tool \"{name}\"; available tools: {}",
+                known.join(", ")
+            );
+            return finish(sink, id, true, vec![Part::Text { text }]);
+        };
+        if let Err(why) = self.validators.check(entry, &effective) {
+            let text = format!("invalid arguments for tool \"{name}\": {why}");
+            return finish(sink, id, true, vec![Part::Text { text }]);
+        }
+        sink(AgentEvent::ToolExecutionStarted {
+            id: id.to_string(),
+            name: name.to_string(),
+        });
+        let (is_error, content) = match &entry.owner {
+            ToolOwner::Builtin => self.run_builtin(name, &effective, cancel).await,
+            ToolOwner::Extension(ext) => {
+                self.run_extension(ext, name, effective, tools, cancel)
+                    .await
+            }
+        };
+        finish(sink, id, is_error, content)
+    }
+
+    /// `tool_call` interception: the effective arguments, or the block reason.
+    async fn intercept(&self, id: &str, name: &str, args: &Value) -> Result<Value, String> {
+        let Some(host) = self
+            .host
+            .as_ref()
+            .filter(|h| h.has_interceptors(EventName::TOOL_CALL))
+        else {
+            return Ok(args.clone());
+        };
+        match host.intercept_tool_call(id, name, args).await {
+            ToolCallVerdict::Block { reason, .. } => Err(if reason.trim().is_empty() {
+                DEFAULT_TOOL_BLOCK.to_string()
+            } else {
+                reason
+            }),
+            ToolCallVerdict::Allow {
+                args: mut new,
+                modified,
+            } => {
+                if modified && name == "bash" {
+                    keep_bash_timeout(args, &mut new);
+                }
+                Ok(new)
+            }
+        }
+    }
+
+    async fn run_builtin(
+        &self,
+        name: &str,
+        args: &Value,
+        cancel: &CancellationToken,
+    ) -> (bool, Vec<Part>) {
+        let mut ctx = zut_tools::ToolContext::new(self.config.cwd.clone());
+        ctx.cancel = cancel.child_token();
+        let out = zut_tools::run_builtin(name, args, &ctx).await;
+        let content = out
+            .content
+            .into_iter()
+            .map(|c| match c {
+                zut_tools::ToolContent::Text(text) => Part::Text { text },
+                zut_tools::ToolContent::Image { mime_type, data } => {
+                    Part::Image { mime_type, data }
+                }
+            })
+            .collect();
+        (out.is_error, content)
+    }
+
+    async fn run_extension(
+        &mut self,
+        ext: &str,
+        name: &str,
+        args: Value,
+        tools: &Toolset,
+        cancel: &CancellationToken,
+    ) -> (bool, Vec<Part>) {
+        let Some(host) = self.host.clone() else {
+            let text = format!("extension {ext}/{name} failed: extensions are not loaded");
+            return (true, vec![Part::Text { text }]);
+        };
+        let outcome = tokio::select! {
+            o = host.call_tool(name, args) => o,
+            _ = cancel.cancelled() => ToolOutcome::failed(ext, name, "context canceled"),
+        };
+        for activated in &outcome.activate_tools {
+            if tools.contains(activated) {
+                self.activated.insert(activated.clone());
+            }
+        }
+        let content = outcome
+            .content
+            .into_iter()
+            .map(|c| match c {
+                ToolContent::Text(text) => Part::Text { text },
+                ToolContent::Image { mime_type, data } => Part::Image {
+                    mime_type,
+                    data: base64::engine::general_purpose::STANDARD.encode(data),
+                },
+            })
+            .collect();
+        (outcome.is_error, content)
+    }
+}
+
+/// `bash` requires `timeout`: an interceptor's rewrite that drops it keeps
+/// the model's value.
+fn keep_bash_timeout(original: &Value, new: &mut Value) {
+    if let (Some(t), Some(obj)) = (original.get("timeout"), new.as_object_mut()) {
+        obj.entry("timeout").or_insert_with(|| t.clone());
+    }
+}
+
+fn finish(sink: EventSink<'_>, id: &str, is_error: bool, content: Vec<Part>) -> Part {
+    sink(AgentEvent::ToolResult {
+        id: id.to_string(),
+        is_error,
+        content: json_blocks(&content),
+    });
+    Part::ToolResult {
+        call_id: id.to_string(),
+        is_error,
+        content,
+    }
+}

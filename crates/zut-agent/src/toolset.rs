@@ -1,0 +1,160 @@
+//! The tools offered to the model: enabled built-ins, then extension tools
+//! (protocol.md §8.1), with argument validation for both.
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde_json::Value;
+use zut_ext_host::ExtensionHost;
+use zut_providers::ToolSpec;
+
+/// Where a tool call goes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolOwner {
+    /// A built-in tool of `zut-tools`.
+    Builtin,
+    /// An extension tool, owned by this extension (manifest name).
+    Extension(String),
+}
+
+/// One tool as the loop sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolEntry {
+    /// Name.
+    pub name: String,
+    /// Description.
+    pub description: String,
+    /// Input schema.
+    pub schema: Value,
+    /// Owner.
+    pub owner: ToolOwner,
+    /// Extension tool registered with `deferred:true`.
+    pub deferred: bool,
+}
+
+/// A snapshot of the tool registry for one model call.
+#[derive(Debug, Clone, Default)]
+pub struct Toolset {
+    entries: Vec<ToolEntry>,
+}
+
+impl Toolset {
+    /// Enabled built-ins (in `zut-tools` order) followed by the host's
+    /// extension tools (sorted by name). Extension tools never shadow an
+    /// enabled built-in: the host registry already refuses those names.
+    pub fn snapshot(builtins: &[String], host: Option<&ExtensionHost>) -> Self {
+        let mut entries: Vec<ToolEntry> = zut_tools::builtin_tools()
+            .into_iter()
+            .filter(|t| builtins.iter().any(|b| b == t.name))
+            .map(|t| ToolEntry {
+                name: t.name.to_string(),
+                description: t.description,
+                schema: t.schema,
+                owner: ToolOwner::Builtin,
+                deferred: false,
+            })
+            .collect();
+        if let Some(host) = host {
+            for t in host.tools() {
+                if entries.iter().any(|e| e.name == t.name) {
+                    continue;
+                }
+                entries.push(ToolEntry {
+                    name: t.name,
+                    description: t.description,
+                    schema: t.schema,
+                    owner: ToolOwner::Extension(t.extension),
+                    deferred: t.deferred,
+                });
+            }
+        }
+        Self { entries }
+    }
+
+    /// The tool named `name`, whether offered or not.
+    pub fn get(&self, name: &str) -> Option<&ToolEntry> {
+        self.entries.iter().find(|e| e.name == name)
+    }
+
+    /// Whether a tool of that name exists (deferred ones included).
+    pub fn contains(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    /// Definitions sent to the provider: every tool except deferred ones
+    /// that were not activated.
+    pub fn specs(&self, activated: &BTreeSet<String>) -> Vec<ToolSpec> {
+        self.entries
+            .iter()
+            .filter(|e| !e.deferred || activated.contains(&e.name))
+            .map(|e| ToolSpec {
+                name: e.name.clone(),
+                description: e.description.clone(),
+                input_schema: schema_for_provider(&e.schema),
+            })
+            .collect()
+    }
+
+    /// (name, description) pairs for the system prompt: non-deferred tools.
+    pub fn summary(&self) -> Vec<(String, String)> {
+        self.entries
+            .iter()
+            .filter(|e| !e.deferred)
+            .map(|e| (e.name.clone(), e.description.clone()))
+            .collect()
+    }
+}
+
+/// Providers require an object schema; an extension's absent (null) schema
+/// becomes an empty object schema.
+fn schema_for_provider(schema: &Value) -> Value {
+    if schema.is_object() {
+        schema.clone()
+    } else {
+        serde_json::json!({"type": "object", "properties": {}})
+    }
+}
+
+/// Compiled argument validators, cached by tool name and schema.
+#[derive(Default)]
+pub struct Validators {
+    cache: HashMap<String, (Value, Result<zut_tools::ArgValidator, String>)>,
+}
+
+impl Validators {
+    /// Checks `args` against `entry`'s schema. An extension tool without a
+    /// schema accepts any object.
+    pub fn check(&mut self, entry: &ToolEntry, args: &Value) -> Result<(), String> {
+        if entry.schema.is_null() {
+            return if args.is_object() {
+                Ok(())
+            } else {
+                Err("arguments must be a JSON object".into())
+            };
+        }
+        let stale = match self.cache.get(&entry.name) {
+            Some((schema, _)) => schema != &entry.schema,
+            None => true,
+        };
+        if stale {
+            let compiled = zut_tools::ArgValidator::new(&entry.schema);
+            self.cache
+                .insert(entry.name.clone(), (entry.schema.clone(), compiled));
+        }
+        match self.cache.get(&entry.name) {
+            Some((_, Ok(v))) => v.validate(args),
+            Some((_, Err(e))) => Err(format!("the tool's input schema is invalid: {e}")),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Toolset {
+    /// Names of the offered (non-deferred) tools, for "unknown tool" errors.
+    pub fn summary_names(&self) -> Vec<&str> {
+        self.entries
+            .iter()
+            .filter(|e| !e.deferred)
+            .map(|e| e.name.as_str())
+            .collect()
+    }
+}

@@ -1,0 +1,175 @@
+//! The non-interactive agent modes: print (`-p`), stream (`--stream`) and
+//! JSON (`--json`).
+
+mod input;
+mod output;
+mod setup;
+mod slash;
+mod stats;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio_util::sync::CancellationToken;
+use zut_agent::{Agent, AgentEvent, PromptOutcome};
+use zut_ext_host::{ui_channel, ExtensionHost};
+use zut_protocol::EventName;
+use zut_providers::Part;
+
+use crate::args::{GlobalArgs, Mode};
+use output::Output;
+use slash::SlashOutcome;
+
+/// Exit status after a user abort (128 + SIGINT).
+const EXIT_ABORTED: i32 = 130;
+
+/// Runs a non-`ext` invocation in `mode`; returns the exit status.
+pub fn run(args: GlobalArgs, mode: Mode) -> i32 {
+    match mode {
+        Mode::Interactive => {
+            eprintln!(
+                "zut: the interactive TUI is not available in this build yet; \
+                 use -p, --stream or --json (see zut --help)"
+            );
+            return 1;
+        }
+        Mode::Rpc => {
+            eprintln!(
+                "zut: RPC mode is not available in this build yet; use --json for event streams"
+            );
+            return 1;
+        }
+        Mode::Print | Mode::Stream | Mode::Json => {}
+    }
+    if args.no_yolo {
+        eprintln!("zut: --no-yolo needs the interactive mode; ignored");
+    }
+    let text = match input::prompt_text(&args.prompt) {
+        Ok(t) => t,
+        Err(e) => return fail(&e.to_string()),
+    };
+    if text.trim().is_empty() {
+        return fail("no prompt given (pass it as an argument or pipe it on stdin)");
+    }
+    let setup = match setup::build(&args) {
+        Ok(s) => s,
+        Err(e) => return fail(&format!("{e:#}")),
+    };
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => return fail(&format!("starting the runtime: {e}")),
+    };
+    rt.block_on(run_prompt(setup, mode, text, args.stats))
+}
+
+fn fail(msg: &str) -> i32 {
+    eprintln!("zut: {msg}");
+    1
+}
+
+async fn run_prompt(
+    setup: setup::RunSetup,
+    mode: Mode,
+    text: String,
+    stats: Option<std::path::PathBuf>,
+) -> i32 {
+    let started = Instant::now();
+    let out = Arc::new(Output::new(mode));
+    let (ui_tx, ui_rx) = ui_channel();
+    let drain = tokio::spawn(output::drain_ui(ui_rx, out.clone()));
+    let (host, report) = ExtensionHost::start(setup.host, ui_tx).await;
+    for err in &report.errors {
+        eprintln!("extension load: {err}");
+    }
+    let host = Arc::new(host);
+    host.emit_session_event(EventName::SESSION_START, None);
+
+    let cancel = CancellationToken::new();
+    let watcher = {
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                cancel.cancel();
+            }
+        })
+    };
+    let provider_name = setup.provider.name().to_string();
+    let model = setup.provider.model().to_string();
+    let mut agent = Agent::new(setup.provider, Some(host.clone()), setup.agent);
+
+    let result = match input::slash_command(&text) {
+        Some((name, args)) => {
+            slash::run(&name, &args, &host, &mut agent, &out, mode, &cancel).await
+        }
+        None => {
+            let mut sink = |ev: AgentEvent| out.agent_event(&ev);
+            SlashOutcome::Prompt(
+                agent
+                    .prompt(vec![Part::Text { text }], &cancel, &mut sink)
+                    .await,
+            )
+        }
+    };
+    watcher.abort();
+    drop(agent);
+    host.shutdown().await;
+    drop(host);
+    // The host's UI sender is gone now: the drain finishes after writing
+    // the last frames (e.g. `ext_chrome_clear`).
+    let _ = tokio::time::timeout(Duration::from_secs(2), drain).await;
+
+    if let Some(path) = stats {
+        let (usage, steps) = out.totals();
+        stats::write(
+            &path,
+            &provider_name,
+            &model,
+            &usage,
+            steps,
+            started.elapsed().as_millis(),
+        );
+    }
+    finish(result, mode, &out)
+}
+
+/// Prints the mode's final output and picks the exit status.
+fn finish(result: SlashOutcome, mode: Mode, out: &Output) -> i32 {
+    let outcome = match result {
+        SlashOutcome::Done => return 0,
+        SlashOutcome::Failed(msg) => return fail(&msg),
+        SlashOutcome::Prompt(o) => o,
+    };
+    if mode == Mode::Stream && out.streamed_text() {
+        println!();
+    }
+    match outcome {
+        PromptOutcome::Completed { final_text, .. } => {
+            if mode == Mode::Print {
+                println!("{final_text}");
+            }
+            0
+        }
+        PromptOutcome::Blocked { reason } => {
+            if mode != Mode::Json {
+                eprintln!("zut: turn blocked: {reason}");
+            }
+            0
+        }
+        PromptOutcome::Aborted => {
+            if mode != Mode::Json {
+                eprintln!("zut: aborted");
+            }
+            EXIT_ABORTED
+        }
+        PromptOutcome::Failed { message } => {
+            if mode == Mode::Json {
+                1
+            } else {
+                fail(&message)
+            }
+        }
+    }
+}

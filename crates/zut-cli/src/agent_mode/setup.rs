@@ -1,0 +1,139 @@
+//! Turns the global flags into the pieces of a run: home, cwd, provider,
+//! enabled built-in tools, host and agent configuration.
+
+use anyhow::{anyhow, bail, Context};
+use zut_agent::AgentConfig;
+use zut_ext_host::{HostConfig, ZutHome};
+use zut_providers::{Provider, ProviderOptions, Reasoning};
+
+use crate::args::GlobalArgs;
+
+/// Built-in slash command names: they always win over extension commands
+/// (protocol.md §7.1), case-insensitively.
+pub const BUILTIN_COMMANDS: &[&str] = &[
+    "help",
+    "exit",
+    "quit",
+    "clear",
+    "info",
+    "model",
+    "reasoning",
+    "compact",
+    "session",
+    "sessions",
+    "fork",
+    "cd",
+    "skills",
+    "reload-ext",
+    "login",
+    "logout",
+    "settings",
+];
+
+/// Everything a non-interactive run needs.
+pub struct RunSetup {
+    /// The model client.
+    pub provider: Provider,
+    /// Extension host configuration.
+    pub host: HostConfig,
+    /// Agent configuration.
+    pub agent: AgentConfig,
+}
+
+/// Builds the run from the flags and the environment.
+pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
+    let here = std::env::current_dir().context("working directory")?;
+    let cwd = match &args.cwd {
+        Some(p) => here.join(p),
+        None => here.clone(),
+    };
+    let cwd = cwd
+        .canonicalize()
+        .map_err(|e| anyhow!("--cwd {}: {e}", cwd.display()))?;
+    if !cwd.is_dir() {
+        bail!("--cwd {}: not a directory", cwd.display());
+    }
+    let home = ZutHome::from_env();
+    let home = if home.root().is_absolute() {
+        home
+    } else {
+        ZutHome::new(here.join(home.root()))
+    };
+    let reasoning = parse_reasoning(args.reasoning.as_deref())?;
+    let opts = ProviderOptions {
+        provider: args.provider.clone(),
+        model: args.model.clone(),
+        base_url: args.base_url.clone(),
+        api_key: args.api_key.clone(),
+        reasoning: args.reasoning.clone(),
+        ..Default::default()
+    };
+    let env = |k: &str| std::env::var(k).ok();
+    let config = zut_providers::resolve(&opts, &env, home.root()).map_err(|e| anyhow!("{e}"))?;
+    let provider = Provider::new(config).map_err(|e| anyhow!("{e}"))?;
+    let builtins = enabled_builtins(args)?;
+
+    let mut host = HostConfig::new(home.clone(), cwd.clone());
+    host.ext_paths = args.ext.iter().map(|p| here.join(p)).collect();
+    host.no_ext = args.no_ext;
+    host.provider = provider.name().to_string();
+    host.model = provider.model().to_string();
+    host.builtin_tools = builtins.clone();
+    host.builtin_commands = BUILTIN_COMMANDS.iter().map(|s| s.to_string()).collect();
+    host.persist_state = false;
+
+    let mut agent = AgentConfig::new(cwd.clone(), home.root());
+    agent.builtin_tools = builtins;
+    agent.reasoning = reasoning;
+    if let Some(n) = args.max_steps {
+        if n == 0 {
+            bail!("--max-steps must be at least 1");
+        }
+        agent.max_steps = n;
+    }
+    agent.system.system_prompt = args.system_prompt.clone();
+    agent.system.append = args.append_system_prompt.clone();
+    agent.system.no_context_files = args.no_context_files;
+    Ok(RunSetup {
+        provider,
+        host,
+        agent,
+    })
+}
+
+/// `--reasoning` values.
+fn parse_reasoning(v: Option<&str>) -> anyhow::Result<Reasoning> {
+    Ok(match v.map(str::to_ascii_lowercase).as_deref() {
+        None | Some("off") | Some("none") => Reasoning::Off,
+        Some("low") => Reasoning::Low,
+        Some("medium") => Reasoning::Medium,
+        Some("high") => Reasoning::High,
+        Some(other) => bail!("--reasoning {other:?}: expected off, low, medium or high"),
+    })
+}
+
+/// `--tools a,b` (names checked) / `--no-tools` / all built-ins.
+fn enabled_builtins(args: &GlobalArgs) -> anyhow::Result<Vec<String>> {
+    if args.no_tools {
+        return Ok(Vec::new());
+    }
+    let Some(list) = &args.tools else {
+        return Ok(zut_tools::BUILTIN_NAMES
+            .iter()
+            .map(|s| s.to_string())
+            .collect());
+    };
+    let mut out = Vec::new();
+    for name in list.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+        if !zut_tools::BUILTIN_NAMES.contains(&name) {
+            bail!(
+                "--tools: unknown built-in tool {name:?} (built-ins: {})",
+                zut_tools::BUILTIN_NAMES.join(", ")
+            );
+        }
+        if !out.iter().any(|n: &String| n == name) {
+            out.push(name.to_string());
+        }
+    }
+    Ok(out)
+}

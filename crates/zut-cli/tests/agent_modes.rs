@@ -1,0 +1,283 @@
+//! `zut -p`, `zut --stream` and `zut --json` end to end: the real binary
+//! against a real local LLM server, with real extensions.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::process::Stdio;
+
+use common::*;
+use serde_json::{json, Value};
+use zut_llm_server::{LlmServer, Script};
+
+/// Runs `zut` with provider flags pointing at `server`, off the async runtime.
+async fn zut_llm(env: &TestEnv, server: &LlmServer, args: &[&str], stdin: Option<&str>) -> Run {
+    let url = server.url();
+    let mut full: Vec<String> = vec![
+        "--provider".into(),
+        "anthropic".into(),
+        "--base-url".into(),
+        url,
+        "--api-key".into(),
+        "sk-cli-secret".into(),
+        "--model".into(),
+        "test-model".into(),
+    ];
+    full.extend(args.iter().map(|s| s.to_string()));
+    let mut cmd = zut_cmd(env, &[]);
+    cmd.args(&full)
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("OPENAI_API_KEY");
+    let stdin = stdin.map(str::to_string);
+    tokio::task::spawn_blocking(move || {
+        use std::io::Write;
+        cmd.stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        if let Some(text) = stdin {
+            let mut w = child.stdin.take().unwrap();
+            w.write_all(text.as_bytes()).unwrap();
+        }
+        Run::from(child.wait_with_output().unwrap())
+    })
+    .await
+    .unwrap()
+}
+
+fn json_lines(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l:?}: {e}")))
+        .collect()
+}
+
+#[tokio::test]
+async fn print_mode_prints_the_final_text_only() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_text("Hello from the model."));
+    let r = zut_llm(&env, &server, &["--no-ext", "-p", "say hi"], None).await;
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.stdout, "Hello from the model.\n");
+    let req = &server.requests()[0];
+    assert_eq!(req.header("x-api-key"), Some("sk-cli-secret"));
+    assert!(req.raw_body.contains("say hi"));
+}
+
+#[tokio::test]
+async fn piped_stdin_joins_the_prompt_and_stats_are_written() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_text("summary"));
+    let stats = env.project.join("stats.json");
+    let stats_arg = stats.to_string_lossy().to_string();
+    let r = zut_llm(
+        &env,
+        &server,
+        &["-p", "summarise this:", "--stats", &stats_arg],
+        Some("line one\nline two\n"),
+    )
+    .await;
+    assert_eq!(r.code, 0, "{r:?}");
+    let body = &server.requests()[0].raw_body;
+    assert!(body.contains("summarise this:"));
+    assert!(body.contains("line one\\nline two"), "{body}");
+    let s: Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    assert_eq!(s["provider"], "anthropic");
+    assert_eq!(s["model"], "test-model");
+    assert!(s["input_tokens"].as_u64().is_some());
+    assert!(s["output_tokens"].as_u64().is_some());
+    assert!(s["elapsed_ms"].as_u64().is_some());
+}
+
+#[tokio::test]
+async fn json_mode_emits_one_event_per_line_with_ext_events() {
+    let env = TestEnv::new();
+    // An extension that reacts to session_start with a note and a status.
+    let dir = env.global_dir("chatty");
+    zut_test_support::python_extension(
+        &dir,
+        "chatty",
+        r#"import json, sys
+def emit(o):
+    sys.stdout.write(json.dumps(o) + "\n"); sys.stdout.flush()
+emit({"type": "hello", "protocol_version": 2, "name": "chatty", "version": "1.0.0"})
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello_ack":
+        emit({"type": "subscribe", "events": ["session_start"]})
+        emit({"type": "ready"})
+    elif msg["type"] == "event" and msg["event"] == "session_start":
+        emit({"type": "notify", "level": "info", "message": "hi from chatty"})
+        emit({"type": "status", "key": "k", "level": "success", "text": "ok"})
+    elif msg["type"] == "shutdown":
+        emit({"type": "shutdown_ack"})
+        break
+"#,
+    );
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_text("json answer").delay_ms(300));
+    let r = zut_llm(&env, &server, &["--json", "go"], None).await;
+    assert_eq!(r.code, 0, "{r:?}");
+    let events = json_lines(&r.stdout);
+    let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    for t in [
+        "user_message",
+        "turn_start",
+        "request_started",
+        "text_delta",
+        "assistant_message",
+        "usage",
+        "turn_end",
+        "done",
+    ] {
+        assert!(types.contains(&t), "{t} missing: {types:?}");
+    }
+    let notify = events
+        .iter()
+        .find(|e| e["type"] == "ext_notify")
+        .expect("ext_notify");
+    assert_eq!(
+        notify,
+        &json!({"type":"ext_notify","extension":"chatty","level":"info","message":"hi from chatty"})
+    );
+    assert!(events
+        .iter()
+        .any(|e| e["type"] == "ext_status" && e["text"] == "ok"));
+    assert_eq!(
+        types.last(),
+        Some(&"ext_chrome_clear"),
+        "chrome cleared at shutdown: {types:?}"
+    );
+    assert!(!r.stdout.contains("[chatty]"));
+}
+
+#[tokio::test]
+async fn print_mode_sends_notes_and_load_errors_to_stderr() {
+    let env = TestEnv::new();
+    let dir = env.global_dir("noisy");
+    zut_test_support::python_extension(
+        &dir,
+        "noisy",
+        r#"import json, sys
+def emit(o):
+    sys.stdout.write(json.dumps(o) + "\n"); sys.stdout.flush()
+emit({"type": "hello", "protocol_version": 2, "name": "noisy", "version": "1.0.0"})
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello_ack":
+        emit({"type": "notify", "level": "warn", "message": "careful"})
+        emit({"type": "ready"})
+    elif msg["type"] == "shutdown":
+        emit({"type": "shutdown_ack"})
+        break
+"#,
+    );
+    write_manifest(&env.global_dir("broken"), &json!({"name": "broken"}));
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_text("fine").delay_ms(300));
+    let r = zut_llm(&env, &server, &["-p", "go"], None).await;
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.stdout, "fine\n");
+    assert!(r.stderr.contains("[noisy] warn: careful"), "{}", r.stderr);
+    assert!(r.stderr.contains("extension load: "), "{}", r.stderr);
+}
+
+#[tokio::test]
+async fn extension_slash_commands_in_print_mode() {
+    let env = TestEnv::new();
+    zut_test_support::install_rust_example("hello", &env.global_dir("hello"));
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_text("Hi there!"));
+    // `prompt` action runs a turn.
+    let r = zut_llm(&env, &server, &["-p", "/hello"], None).await;
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.stdout, "Hi there!\n");
+    assert!(server.requests()[0]
+        .raw_body
+        .contains("Greet me in one short sentence."));
+    // `display` action prints.
+    let r = zut_llm(&env, &server, &["-p", "/cwd"], None).await;
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.stdout.trim(), env.project.to_string_lossy());
+    // Unknown and built-in commands say so.
+    let r = zut_llm(&env, &server, &["-p", "/nope"], None).await;
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("unknown command /nope"), "{}", r.stderr);
+    let r = zut_llm(&env, &server, &["-p", "/help"], None).await;
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("interactive"), "{}", r.stderr);
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn insert_action_needs_the_interactive_mode() {
+    let env = TestEnv::new();
+    let dir = env.global_dir("ins");
+    zut_test_support::python_extension(
+        &dir,
+        "ins",
+        r#"import json, sys
+def emit(o):
+    sys.stdout.write(json.dumps(o) + "\n"); sys.stdout.flush()
+emit({"type": "hello", "protocol_version": 2, "name": "ins", "version": "1.0.0"})
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello_ack":
+        emit({"type": "register_command", "name": "ins", "description": "insert"})
+        emit({"type": "ready"})
+    elif msg["type"] == "command_invoked":
+        emit({"type": "command_response", "id": msg["id"], "action": "insert", "insert": "text"})
+    elif msg["type"] == "shutdown":
+        emit({"type": "shutdown_ack"})
+        break
+"#,
+    );
+    let server = LlmServer::start().await.unwrap();
+    let r = zut_llm(&env, &server, &["-p", "/ins"], None).await;
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(
+        r.stderr.contains("needs the interactive mode"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[tokio::test]
+async fn provider_failure_is_a_clear_error_and_exit_1() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    for _ in 0..10 {
+        server.push(Script::status(401).message("invalid x-api-key"));
+    }
+    let r = zut_llm(&env, &server, &["--no-ext", "-p", "hi"], None).await;
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(r.stderr.contains("401"), "{}", r.stderr);
+    assert!(r.stderr.contains("invalid x-api-key"), "{}", r.stderr);
+    assert!(!r.stderr.contains("sk-cli-secret"));
+    assert_eq!(r.stdout, "");
+}
+
+#[tokio::test]
+async fn no_prompt_and_bad_flags_fail_clearly() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    let r = zut_llm(&env, &server, &["-p"], None).await;
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("no prompt"), "{}", r.stderr);
+    let r = zut_llm(
+        &env,
+        &server,
+        &["-p", "x", "--tools", "read,teleport"],
+        None,
+    )
+    .await;
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("teleport"), "{}", r.stderr);
+    assert!(server.requests().is_empty());
+}
