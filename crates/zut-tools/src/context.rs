@@ -53,7 +53,6 @@ impl ToolContext {
         resolve_path(&self.cwd, path)
     }
 
-    #[allow(dead_code)]
     pub(crate) fn report_progress(&self, chunk: &str) {
         if let Some(p) = &self.progress {
             if !chunk.is_empty() {

@@ -1,0 +1,7 @@
+//! Integration tests of the built-in tools: real files in temporary
+//! directories and real processes, driven through `run_builtin`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[cfg(target_os = "linux")]
+mod bash;
+mod common;
