@@ -39,17 +39,7 @@ pub(crate) async fn run(args: &Value, ctx: &ToolContext) -> ToolOutput {
 
 /// The validated timeout in whole seconds.
 fn timeout_secs(v: &Value) -> Option<u64> {
-    let secs = match v.as_u64() {
-        Some(n) => n,
-        None => {
-            let f = v.as_f64()?;
-            if f.fract() != 0.0 || !(1.0..=BASH_MAX_TIMEOUT_SECS as f64).contains(&f) {
-                return None;
-            }
-            f as u64
-        }
-    };
-    (1..=BASH_MAX_TIMEOUT_SECS).contains(&secs).then_some(secs)
+    crate::whole_number(v).filter(|s| (1..=BASH_MAX_TIMEOUT_SECS).contains(s))
 }
 
 /// Bounded capture of a byte stream: the first [`BASH_HEAD_BYTES`], the last

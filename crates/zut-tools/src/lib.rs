@@ -121,6 +121,19 @@ fn parse_args<T: DeserializeOwned>(tool: &str, args: &Value) -> Result<T, ToolOu
         .map_err(|e| ToolOutput::error(format!("Invalid arguments for `{tool}`: {e}")))
 }
 
+/// A JSON number that is a whole number (`5` or `5.0`; JSON Schema calls
+/// both integers), as `u64`. `None` for anything else.
+fn whole_number(v: &Value) -> Option<u64> {
+    if let Some(n) = v.as_u64() {
+        return Some(n);
+    }
+    let f = v.as_f64()?;
+    if f.fract() != 0.0 || !(0.0..=u64::MAX as f64).contains(&f) {
+        return None;
+    }
+    Some(f as u64)
+}
+
 /// Runs blocking file-system work off the async executor.
 async fn blocking<F>(tool: &str, f: F) -> ToolOutput
 where

@@ -5,3 +5,8 @@
 #[cfg(target_os = "linux")]
 mod bash;
 mod common;
+mod edit;
+mod grep;
+mod read;
+mod validate;
+mod write;
