@@ -6,8 +6,16 @@ use crate::script::{Block, Body, Format, Script, SseFrame, Usage};
 
 const MODEL: &str = "zut-scripted";
 
-/// The frames of a script, each rendered as wire text.
+/// The frames of a script, each rendered as wire text, as answered to a
+/// request that asked for usage (`stream_options.include_usage`).
 pub(crate) fn frames(script: &Script) -> Vec<String> {
+    frames_for(script, true)
+}
+
+/// The frames of a script. `include_usage` only matters to OpenAI replies:
+/// as the real API does, chunks then carry `"usage": null` and a final
+/// chunk with empty `choices` reports the usage; without it neither appears.
+pub(crate) fn frames_for(script: &Script, include_usage: bool) -> Vec<String> {
     let delta = script.delta_bytes.unwrap_or(usize::MAX);
     match &script.body {
         Body::Reply {
@@ -19,7 +27,14 @@ pub(crate) fn frames(script: &Script) -> Vec<String> {
         } => {
             let frames = match format {
                 Format::Anthropic => anthropic(blocks, stop.as_deref(), usage, delta),
-                Format::Openai => openai(blocks, stop.as_deref(), usage, delta, *interleave),
+                Format::Openai => openai(
+                    blocks,
+                    stop.as_deref(),
+                    usage,
+                    delta,
+                    *interleave,
+                    include_usage,
+                ),
             };
             frames.iter().map(SseFrame::render).collect()
         }
@@ -89,7 +104,7 @@ fn anthropic(blocks: &[Block], stop: Option<&str>, usage: &Usage, n: usize) -> V
     for (index, block) in blocks.iter().enumerate() {
         let start = match block {
             Block::Text { .. } => json!({"type": "text", "text": ""}),
-            Block::Thinking { .. } => json!({"type": "thinking", "thinking": "", "signature": ""}),
+            Block::Thinking { .. } => json!({"type": "thinking", "thinking": ""}),
             Block::ToolCall { id, name, .. } => {
                 json!({"type": "tool_use", "id": id, "name": name, "input": {}})
             }
@@ -153,18 +168,44 @@ fn anthropic(blocks: &[Block], stop: Option<&str>, usage: &Usage, n: usize) -> V
     out
 }
 
-fn openai_chunk(delta: Value, finish: Option<&str>) -> SseFrame {
-    SseFrame::data(
-        json!({
+struct OpenaiChunks {
+    include_usage: bool,
+}
+
+impl OpenaiChunks {
+    fn chunk(&self, delta: Value, finish: Option<&str>) -> SseFrame {
+        let mut chunk = json!({
             "id": "chatcmpl-zut-scripted",
             "object": "chat.completion.chunk",
             "created": 1_700_000_000,
             "model": MODEL,
             "system_fingerprint": null,
             "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}],
-        })
-        .to_string(),
-    )
+        });
+        if self.include_usage {
+            chunk["usage"] = Value::Null;
+        }
+        SseFrame::data(chunk.to_string())
+    }
+
+    fn call(&self, index: usize, id: &str, name: &str, args: &str, n: usize) -> Vec<SseFrame> {
+        let mut out = vec![self.chunk(
+            json!({"tool_calls": [{
+                "index": index,
+                "id": id,
+                "type": "function",
+                "function": {"name": name, "arguments": ""},
+            }]}),
+            None,
+        )];
+        for piece in pieces(args, n) {
+            out.push(self.chunk(
+                json!({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}),
+                None,
+            ));
+        }
+        out
+    }
 }
 
 fn openai(
@@ -173,9 +214,11 @@ fn openai(
     usage: &Usage,
     n: usize,
     interleave: bool,
+    include_usage: bool,
 ) -> Vec<SseFrame> {
-    let mut out = vec![openai_chunk(
-        json!({"role": "assistant", "content": ""}),
+    let c = OpenaiChunks { include_usage };
+    let mut out = vec![c.chunk(
+        json!({"role": "assistant", "content": "", "refusal": null}),
         None,
     )];
     let mut calls: Vec<(usize, &str, &str, &str)> = Vec::new();
@@ -183,19 +226,19 @@ fn openai(
         match block {
             Block::Text { text } => {
                 for piece in pieces(text, n) {
-                    out.push(openai_chunk(json!({"content": piece}), None));
+                    out.push(c.chunk(json!({"content": piece}), None));
                 }
             }
             Block::Thinking { text, .. } => {
                 for piece in pieces(text, n) {
-                    out.push(openai_chunk(json!({"reasoning_content": piece}), None));
+                    out.push(c.chunk(json!({"reasoning_content": piece}), None));
                 }
             }
             Block::ToolCall { id, name, args } => {
                 let index = calls.len();
                 calls.push((index, id, name, args));
                 if !interleave {
-                    out.extend(openai_call(index, id, name, args, n));
+                    out.extend(c.call(index, id, name, args, n));
                 }
             }
         }
@@ -203,7 +246,7 @@ fn openai(
     if interleave {
         let mut streams: Vec<std::vec::IntoIter<SseFrame>> = calls
             .iter()
-            .map(|(index, id, name, args)| openai_call(*index, id, name, args, n).into_iter())
+            .map(|(index, id, name, args)| c.call(*index, id, name, args, n).into_iter())
             .collect();
         loop {
             let mut any = false;
@@ -223,47 +266,31 @@ fn openai(
     } else {
         "tool_calls"
     });
-    out.push(openai_chunk(json!({}), Some(stop)));
-    let mut usage_json = json!({
-        "prompt_tokens": usage.input + usage.cache_read,
-        "completion_tokens": usage.output,
-        "total_tokens": usage.input + usage.cache_read + usage.output,
-        "prompt_tokens_details": {"cached_tokens": usage.cache_read},
-    });
-    if let Some(reasoning) = usage.reasoning {
-        usage_json["completion_tokens_details"] = json!({"reasoning_tokens": reasoning});
-    }
-    out.push(SseFrame::data(
-        json!({
-            "id": "chatcmpl-zut-scripted",
-            "object": "chat.completion.chunk",
-            "created": 1_700_000_000,
-            "model": MODEL,
-            "choices": [],
-            "usage": usage_json,
-        })
-        .to_string(),
-    ));
-    out.push(SseFrame::data("[DONE]"));
-    out
-}
-
-fn openai_call(index: usize, id: &str, name: &str, args: &str, n: usize) -> Vec<SseFrame> {
-    let mut out = vec![openai_chunk(
-        json!({"tool_calls": [{
-            "index": index,
-            "id": id,
-            "type": "function",
-            "function": {"name": name, "arguments": ""},
-        }]}),
-        None,
-    )];
-    for piece in pieces(args, n) {
-        out.push(openai_chunk(
-            json!({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}),
-            None,
+    out.push(c.chunk(json!({}), Some(stop)));
+    if include_usage {
+        let mut usage_json = json!({
+            "prompt_tokens": usage.input + usage.cache_read,
+            "completion_tokens": usage.output,
+            "total_tokens": usage.input + usage.cache_read + usage.output,
+            "prompt_tokens_details": {"cached_tokens": usage.cache_read},
+        });
+        if let Some(reasoning) = usage.reasoning {
+            usage_json["completion_tokens_details"] = json!({"reasoning_tokens": reasoning});
+        }
+        out.push(SseFrame::data(
+            json!({
+                "id": "chatcmpl-zut-scripted",
+                "object": "chat.completion.chunk",
+                "created": 1_700_000_000,
+                "model": MODEL,
+                "system_fingerprint": null,
+                "choices": [],
+                "usage": usage_json,
+            })
+            .to_string(),
         ));
     }
+    out.push(SseFrame::data("[DONE]"));
     out
 }
 

@@ -169,7 +169,11 @@ async fn handle(
         Err(_) => Bytes::new(),
     };
     let raw_body = String::from_utf8_lossy(&raw).into_owned();
-    let body = serde_json::from_str(&raw_body).unwrap_or(Value::Null);
+    let body: Value = serde_json::from_str(&raw_body).unwrap_or(Value::Null);
+    let include_usage = body
+        .pointer("/stream_options/include_usage")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
     let script = {
         let mut state = shared.lock();
         state.requests.push(RecordedRequest {
@@ -188,17 +192,21 @@ async fn handle(
     let script = script.unwrap_or_else(|| {
         Script::status(500).message("zut-llm-server: no script queued for this request")
     });
-    Ok(respond(script, shared.shutdown.clone()).await)
+    Ok(respond(script, include_usage, shared.shutdown.clone()).await)
 }
 
-async fn respond(script: Script, shutdown: CancellationToken) -> Response<ChannelBody> {
+async fn respond(
+    script: Script,
+    include_usage: bool,
+    shutdown: CancellationToken,
+) -> Response<ChannelBody> {
     if let Some(ms) = script.delay_ms {
         tokio::select! {
             _ = shutdown.cancelled() => {}
             _ = tokio::time::sleep(Duration::from_millis(ms)) => {}
         }
     }
-    let frames = script.frames();
+    let frames = crate::render::frames_for(&script, include_usage);
     let content_type = match script.body {
         Body::Error { .. } => "application/json",
         _ => "text/event-stream",

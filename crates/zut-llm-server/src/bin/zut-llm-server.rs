@@ -1,4 +1,4 @@
-//! `zut-llm-server <script.json>`: serve scripted LLM replies on 127.0.0.1.
+//! `zut-llm-server <script.json | ->`: serve scripted LLM replies on 127.0.0.1.
 //!
 //! The script file is either a JSON array of scripts (see `Script`'s serde
 //! form) or `{"cycle": true, "scripts": [...]}`; with `cycle` each consumed
@@ -22,18 +22,68 @@ enum ScriptFile {
     },
 }
 
+const USAGE: &str = "\
+usage: zut-llm-server <script.json | ->
+
+Serve scripted Anthropic / OpenAI SSE replies on 127.0.0.1 (random port).
+
+<script.json> is a JSON array of scripts, or {\"cycle\": true, \"scripts\": [...]}
+to replay them forever; `-` reads it from stdin. A script looks like
+  {\"body\": {\"kind\": \"reply\", \"format\": \"anthropic\",
+            \"blocks\": [{\"type\": \"text\", \"text\": \"hi\"}]},
+   \"delta_bytes\": 10}
+Other bodies: {\"kind\": \"error\", \"error_type\": .., \"message\": ..} (with
+\"status\": 429, \"headers\": [[\"retry-after\", \"1\"]]), {\"kind\": \"events\",
+\"frames\": [{\"event\": .., \"data\": ..}]}, {\"kind\": \"raw\", \"text\": ..}.
+Knobs: delta_bytes, chunk_bytes, cut_after, hang_after, delay_ms, event_delay_ms.
+
+The first line on stdout is the base URL (Anthropic clients post to
+<url>/v1/messages, OpenAI-compatible clients use <url>/v1 as base URL).
+Each request received is logged to stderr. Runs until interrupted.
+
+options:
+  -h, --help     show this help
+  -V, --version  show the version
+";
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [path] = args.as_slice() else {
-        eprintln!("usage: zut-llm-server <script.json>");
-        return ExitCode::from(2);
+    let path = match args.as_slice() {
+        [flag] if flag == "-h" || flag == "--help" => {
+            print!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        [flag] if flag == "-V" || flag == "--version" => {
+            println!("zut-llm-server {}", env!("CARGO_PKG_VERSION"));
+            return ExitCode::SUCCESS;
+        }
+        [flag] if flag.starts_with('-') && flag != "-" => {
+            eprintln!("zut-llm-server: unknown option {flag}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+        [path] => path.clone(),
+        _ => {
+            eprint!("{USAGE}");
+            return ExitCode::from(2);
+        }
     };
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) => {
-            eprintln!("zut-llm-server: cannot read {path}: {e}");
-            return ExitCode::from(1);
+    let text = if path == "-" {
+        let mut text = String::new();
+        match std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
+            Ok(_) => text,
+            Err(e) => {
+                eprintln!("zut-llm-server: cannot read stdin: {e}");
+                return ExitCode::from(1);
+            }
+        }
+    } else {
+        match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) => {
+                eprintln!("zut-llm-server: cannot read {path}: {e}");
+                return ExitCode::from(1);
+            }
         }
     };
     let (cycle, scripts) = match serde_json::from_str::<ScriptFile>(&text) {
@@ -58,7 +108,36 @@ async fn main() -> ExitCode {
     println!("{}", server.url());
     // Flush the URL line before serving (stdout may be a pipe).
     let _ = std::io::Write::flush(&mut std::io::stdout());
-    // Serve until interrupted (SIGINT) or killed.
-    let _ = tokio::signal::ctrl_c().await;
+    eprintln!(
+        "zut-llm-server: listening on {} ({} script(s){}); OpenAI base URL {}",
+        server.url(),
+        server.pending(),
+        if cycle { ", cycling" } else { "" },
+        server.openai_base_url()
+    );
+    // Serve until interrupted (SIGINT) or killed, logging requests as they come.
+    let mut seen = 0;
+    let ctrl_c = tokio::signal::ctrl_c();
+    tokio::pin!(ctrl_c);
+    let mut tick = tokio::time::interval(std::time::Duration::from_millis(100));
+    loop {
+        tokio::select! {
+            _ = &mut ctrl_c => break,
+            _ = tick.tick() => {
+                let requests = server.requests();
+                for req in requests.iter().skip(seen) {
+                    let model = req.body.get("model").and_then(|m| m.as_str()).unwrap_or("-");
+                    eprintln!(
+                        "zut-llm-server: {} {} (model {model}, {} bytes); {} script(s) left",
+                        req.method,
+                        req.path,
+                        req.raw_body.len(),
+                        server.pending()
+                    );
+                }
+                seen = requests.len();
+            }
+        }
+    }
     ExitCode::SUCCESS
 }
