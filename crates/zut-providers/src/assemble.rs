@@ -1,6 +1,8 @@
 //! Assembling streamed deltas into the final assistant [`Message`], emitting
 //! [`StreamEvent`]s on the way. Shared by both wire formats.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::error::ProviderError;
@@ -101,27 +103,28 @@ impl Assembler {
         }
     }
 
-    /// Append text to a text slot.
-    pub(crate) fn text(&mut self, slot: usize, delta: &str, emit: &mut Emit<'_>) {
+    /// Append text to a text slot. (Takes a `Cow` so that a delta the JSON
+    /// parser already had to copy is moved into the event, not copied again.)
+    pub(crate) fn text(&mut self, slot: usize, delta: Cow<'_, str>, emit: &mut Emit<'_>) {
         if delta.is_empty() {
             return;
         }
         if let Some(Slot::Text(text)) = self.slots.get_mut(slot) {
-            text.push_str(delta);
+            text.push_str(&delta);
             self.start(emit);
-            emit(StreamEvent::TextDelta(delta.to_string()));
+            emit(StreamEvent::TextDelta(delta.into_owned()));
         }
     }
 
     /// Append reasoning to a thinking slot.
-    pub(crate) fn thinking(&mut self, slot: usize, delta: &str, emit: &mut Emit<'_>) {
+    pub(crate) fn thinking(&mut self, slot: usize, delta: Cow<'_, str>, emit: &mut Emit<'_>) {
         if delta.is_empty() {
             return;
         }
         if let Some(Slot::Thinking { text, .. }) = self.slots.get_mut(slot) {
-            text.push_str(delta);
+            text.push_str(&delta);
             self.start(emit);
-            emit(StreamEvent::ThinkingDelta(delta.to_string()));
+            emit(StreamEvent::ThinkingDelta(delta.into_owned()));
         }
     }
 
@@ -191,8 +194,15 @@ impl Assembler {
                     }
                 }
                 Slot::Tool { id, name, args, .. } => {
-                    let args = parse_args(provider, &id, &name, &args)?;
-                    content.push(Part::ToolCall { id, name, args });
+                    match parse_args(provider, &id, &name, &args) {
+                        Ok(args) => content.push(Part::ToolCall { id, name, args }),
+                        // The output cap cut the arguments short: drop the
+                        // unfinished call and report the `Length` stop.
+                        Err(e) if self.stop == Some(StopReason::Length) => {
+                            tracing::debug!(%e, "dropping tool call truncated by the output limit");
+                        }
+                        Err(e) => return Err(e),
+                    }
                 }
             }
         }

@@ -135,6 +135,27 @@ impl ProviderConfig {
     }
 }
 
+impl ProviderConfig {
+    /// The same configuration with another retry policy (tests use short delays).
+    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// The same configuration with another reasoning effort.
+    pub fn with_reasoning(mut self, reasoning: Reasoning) -> Self {
+        self.reasoning = reasoning;
+        self
+    }
+
+    /// The same configuration with other connect and idle timeouts.
+    pub fn with_timeouts(mut self, connect: Duration, idle: Duration) -> Self {
+        self.connect_timeout = connect;
+        self.idle_timeout = idle;
+        self
+    }
+}
+
 fn lookup(name: &str) -> Result<&'static Preset, ProviderError> {
     preset(name).ok_or_else(|| {
         ProviderError::Config(format!(

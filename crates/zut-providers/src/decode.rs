@@ -3,7 +3,8 @@
 use crate::assemble::{Assembler, Emit};
 use crate::error::ProviderError;
 use crate::presets::Wire;
-use crate::sse::SseEvent;
+use crate::sse::{SseEventRef, SseParser};
+use crate::types::{Completion, StreamEvent};
 use crate::{anthropic, openai};
 
 /// Whether the stream is finished.
@@ -33,7 +34,7 @@ impl Decoder {
     pub(crate) fn event(
         &mut self,
         provider: &str,
-        sse: &SseEvent,
+        sse: &SseEventRef<'_>,
         asm: &mut Assembler,
         emit: &mut Emit<'_>,
     ) -> Result<Flow, ProviderError> {
@@ -57,4 +58,50 @@ impl Decoder {
             }
         }
     }
+}
+
+/// Decode a complete response body offline: the SSE bytes (in any chunking)
+/// of one streamed reply in `wire` format, as the provider would receive
+/// them over HTTP. Emits the same [`StreamEvent`]s as [`crate::Provider::stream`]
+/// (without `RequestStarted`) and returns the assembled [`Completion`].
+///
+/// Useful to replay recorded streams and to benchmark the parsing path
+/// without a network.
+pub fn parse_stream<'c>(
+    wire: Wire,
+    chunks: impl IntoIterator<Item = &'c [u8]>,
+    on_event: &mut dyn FnMut(StreamEvent),
+) -> Result<Completion, ProviderError> {
+    let provider = match wire {
+        Wire::Anthropic => "anthropic",
+        Wire::OpenAi => "openai",
+    };
+    let mut asm = Assembler::new();
+    let mut decoder = Decoder::new(wire);
+    let mut parser = SseParser::new();
+    let mut done = false;
+    'chunks: for chunk in chunks {
+        parser.push(chunk);
+        while let Some(event) = parser.next_event_ref() {
+            if decoder.event(provider, &event, &mut asm, on_event)? == Flow::Done {
+                done = true;
+                break 'chunks;
+            }
+        }
+    }
+    if !done {
+        while let Some(event) = parser.drain_ref() {
+            if decoder.event(provider, &event, &mut asm, on_event)? == Flow::Done {
+                done = true;
+                break;
+            }
+        }
+    }
+    if !done && !decoder.complete_at_eof(&mut asm, on_event) {
+        return Err(ProviderError::Transport {
+            provider: provider.to_string(),
+            message: "stream ended before the reply was complete".to_string(),
+        });
+    }
+    asm.finish(provider, on_event)
 }

@@ -137,6 +137,58 @@ pub(crate) fn redact(text: String, secret: Option<&str>) -> String {
     }
 }
 
+impl ProviderError {
+    /// The same error with every occurrence of `secret` removed from its texts.
+    pub(crate) fn redacted(self, secret: Option<&str>) -> ProviderError {
+        let r = |text: String| redact(text, secret);
+        match self {
+            ProviderError::Config(m) => ProviderError::Config(r(m)),
+            ProviderError::Http {
+                provider,
+                status,
+                message,
+                retryable,
+            } => ProviderError::Http {
+                provider,
+                status,
+                message: r(message),
+                retryable,
+            },
+            ProviderError::Api {
+                provider,
+                kind,
+                message,
+                retryable,
+            } => ProviderError::Api {
+                provider,
+                kind: r(kind),
+                message: r(message),
+                retryable,
+            },
+            ProviderError::Transport { provider, message } => ProviderError::Transport {
+                provider,
+                message: r(message),
+            },
+            ProviderError::Protocol { provider, message } => ProviderError::Protocol {
+                provider,
+                message: r(message),
+            },
+            ProviderError::InvalidToolArgs {
+                provider,
+                id,
+                name,
+                message,
+            } => ProviderError::InvalidToolArgs {
+                provider,
+                id,
+                name,
+                message: r(message),
+            },
+            ProviderError::Aborted => ProviderError::Aborted,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,10 +21,12 @@ pub mod presets;
 mod provider;
 pub mod retry;
 pub mod sse;
+mod text;
 pub mod types;
 
 pub use assemble::REDACTED_THINKING_PREFIX;
 pub use config::{parse_reasoning, resolve, KeySource, ProviderConfig, ProviderOptions};
+pub use decode::parse_stream;
 pub use error::ProviderError;
 pub use presets::{preset, Preset, Wire, PRESETS};
 pub use provider::Provider;

@@ -67,10 +67,15 @@ impl Provider {
     }
 
     /// The endpoint URL requests are posted to.
+    ///
+    /// Anthropic: `{base}/v1/messages` (or `{base}/messages` when the base
+    /// URL already ends with `/v1`); OpenAI-compatible: `{base}/chat/completions`.
     pub fn endpoint(&self) -> String {
+        let base = self.config.base_url.trim_end_matches('/');
         match self.config.wire {
-            Wire::Anthropic => format!("{}/v1/messages", self.config.base_url),
-            Wire::OpenAi => format!("{}/chat/completions", self.config.base_url),
+            Wire::Anthropic if base.ends_with("/v1") => format!("{base}/messages"),
+            Wire::Anthropic => format!("{base}/v1/messages"),
+            Wire::OpenAi => format!("{base}/chat/completions"),
         }
     }
 
@@ -116,11 +121,16 @@ impl Provider {
             });
             let mut asm = Assembler::new();
             let outcome = self.attempt(&body, cancel, &mut asm, on_event).await;
+            let key = self.config.api_key.as_deref();
             let failure = match outcome {
-                Ok(()) => return asm.finish(&self.config.provider, on_event),
+                Ok(()) => {
+                    return asm
+                        .finish(&self.config.provider, on_event)
+                        .map_err(|e| e.redacted(key))
+                }
                 Err(failure) => failure,
             };
-            let error = failure.error;
+            let error = failure.error.redacted(key);
             if error.is_aborted()
                 || asm.started()
                 || !error.is_retryable()
@@ -215,9 +225,45 @@ impl Provider {
             });
         }
 
+        let is_json = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim_start().starts_with("application/json"));
         let mut decoder = Decoder::new(self.config.wire);
         let mut parser = SseParser::new();
         let mut stream = response.bytes_stream();
+        if is_json {
+            // Not an event stream: a server that ignored `"stream": true`, or
+            // an error object sent with status 200. Read it whole.
+            let mut text = Vec::new();
+            loop {
+                let next = tokio::select! {
+                    _ = cancel.cancelled() => return Err(ProviderError::Aborted.into()),
+                    next = tokio::time::timeout(idle, stream.next()) => next,
+                };
+                match next {
+                    Ok(Some(Ok(chunk))) => text.extend_from_slice(&chunk),
+                    Ok(None) => break,
+                    Ok(Some(Err(e))) => {
+                        return Err(self
+                            .transport(format!("response interrupted: {}", describe(&e)))
+                            .into())
+                    }
+                    Err(_) => {
+                        return Err(self
+                            .transport(format!("no data for {}s", idle.as_secs()))
+                            .into())
+                    }
+                }
+            }
+            let text = String::from_utf8_lossy(&text);
+            if text.trim_start().starts_with('{') {
+                return Err(json_instead_of_stream(provider, &text).into());
+            }
+            parser.push(text.as_bytes());
+            return self.end_of_stream(&mut parser, &mut decoder, asm, emit);
+        }
         loop {
             let next = tokio::select! {
                 _ = cancel.cancelled() => return Err(ProviderError::Aborted.into()),
@@ -236,27 +282,67 @@ impl Provider {
                 }
                 Ok(Some(Ok(chunk))) => {
                     parser.push(&chunk);
-                    while let Some(event) = parser.next_event() {
+                    while let Some(event) = parser.next_event_ref() {
                         if decoder.event(provider, &event, asm, emit)? == Flow::Done {
                             return Ok(());
                         }
                     }
                 }
-                Ok(None) => {
-                    while let Some(event) = parser.finish() {
-                        if decoder.event(provider, &event, asm, emit)? == Flow::Done {
-                            return Ok(());
-                        }
-                    }
-                    if decoder.complete_at_eof(asm, emit) {
-                        return Ok(());
-                    }
-                    return Err(self
-                        .transport("stream ended before the reply was complete".to_string())
-                        .into());
-                }
+                Ok(None) => return self.end_of_stream(&mut parser, &mut decoder, asm, emit),
             }
         }
+    }
+
+    /// The body ended: flush the parser; the reply must be complete.
+    fn end_of_stream(
+        &self,
+        parser: &mut SseParser,
+        decoder: &mut Decoder,
+        asm: &mut Assembler,
+        emit: &mut Emit<'_>,
+    ) -> Result<(), Failure> {
+        let provider = self.config.provider.as_str();
+        while let Some(event) = parser.drain_ref() {
+            if decoder.event(provider, &event, asm, emit)? == Flow::Done {
+                return Ok(());
+            }
+        }
+        if decoder.complete_at_eof(asm, emit) {
+            return Ok(());
+        }
+        Err(self
+            .transport("stream ended before the reply was complete".to_string())
+            .into())
+    }
+}
+
+/// A JSON object received where an event stream was expected: the
+/// provider's error when it holds one, else a protocol error.
+fn json_instead_of_stream(provider: &str, text: &str) -> ProviderError {
+    let value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+    let error = value.get("error").filter(|e| !e.is_null());
+    if error.is_some() || value.get("type").and_then(Value::as_str) == Some("error") {
+        let kind = value
+            .pointer("/error/type")
+            .or_else(|| value.pointer("/error/code"))
+            .and_then(Value::as_str)
+            .unwrap_or("error")
+            .to_string();
+        let message = error_body_message(text);
+        let retryable = crate::error::error_type_retryable(&kind, &message);
+        return ProviderError::Api {
+            provider: provider.to_string(),
+            kind,
+            message,
+            retryable,
+        };
+    }
+    ProviderError::Protocol {
+        provider: provider.to_string(),
+        message: format!(
+            "expected an event stream, got a JSON body: {}",
+            error_body_message(text)
+        ),
     }
 }
 

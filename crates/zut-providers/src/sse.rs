@@ -17,8 +17,29 @@ pub struct SseEvent {
     pub data: String,
 }
 
+/// A dispatched SSE event borrowed from the parser (valid until the next call).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SseEventRef<'a> {
+    /// The `event:` field, empty when the event had none.
+    pub event: &'a str,
+    /// The `data:` lines joined with `\n`.
+    pub data: &'a str,
+}
+
+impl SseEventRef<'_> {
+    /// An owned copy.
+    pub fn to_owned(&self) -> SseEvent {
+        SseEvent {
+            event: self.event.to_string(),
+            data: self.data.to_string(),
+        }
+    }
+}
+
 /// Incremental SSE parser: [`SseParser::push`] bytes, then drain
-/// [`SseParser::next_event`] until it returns `None`.
+/// [`SseParser::next_event`] (or the allocation-free
+/// [`SseParser::next_event_ref`]) until it returns `None`; at end of input
+/// drain [`SseParser::finish`].
 #[derive(Debug, Default)]
 pub struct SseParser {
     buf: Vec<u8>,
@@ -30,6 +51,42 @@ pub struct SseParser {
     event: String,
     data: String,
     has_data: bool,
+    /// `event`/`data` hold a dispatched event, to be cleared on the next call.
+    dispatched: bool,
+}
+
+/// The index of the first `\n` or `\r` in `hay` (eight bytes at a time).
+fn find_eol(hay: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const LF: u64 = ONES * b'\n' as u64;
+    const CR: u64 = ONES * b'\r' as u64;
+    let mut words = hay.chunks_exact(8);
+    let mut offset = 0;
+    for word in &mut words {
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(word);
+        let w = u64::from_le_bytes(bytes);
+        let (a, b) = (w ^ LF, w ^ CR);
+        // Exact for the lowest matching byte, which is all we need.
+        let hits = (a.wrapping_sub(ONES) & !a | b.wrapping_sub(ONES) & !b) & HIGH;
+        if hits != 0 {
+            return Some(offset + (hits.trailing_zeros() / 8) as usize);
+        }
+        offset += 8;
+    }
+    words
+        .remainder()
+        .iter()
+        .position(|&b| b == b'\n' || b == b'\r')
+        .map(|i| offset + i)
+}
+
+fn push_utf8(out: &mut String, bytes: &[u8]) {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => out.push_str(text),
+        Err(_) => out.push_str(&String::from_utf8_lossy(bytes)),
+    }
 }
 
 impl SseParser {
@@ -54,6 +111,31 @@ impl SseParser {
 
     /// The next complete event, if the buffered bytes hold one.
     pub fn next_event(&mut self) -> Option<SseEvent> {
+        self.next_event_ref().map(|e| e.to_owned())
+    }
+
+    /// The next complete event, borrowed from the parser's buffers.
+    pub fn next_event_ref(&mut self) -> Option<SseEventRef<'_>> {
+        if self.advance() {
+            Some(self.current())
+        } else {
+            None
+        }
+    }
+
+    /// At end of input: the next event, buffered or flushed by
+    /// [`SseParser::finish_ref`]; `None` once everything was delivered.
+    pub fn drain_ref(&mut self) -> Option<SseEventRef<'_>> {
+        if self.advance() || self.advance_finish() {
+            Some(self.current())
+        } else {
+            None
+        }
+    }
+
+    /// Scan for the next event; true when one was dispatched.
+    fn advance(&mut self) -> bool {
+        self.reset_dispatched();
         loop {
             if self.skip_lf && self.pos < self.buf.len() {
                 if self.buf[self.pos] == b'\n' {
@@ -62,12 +144,9 @@ impl SseParser {
                 self.skip_lf = false;
             }
             let from = self.scanned.max(self.pos);
-            let Some(end) = self.buf[from..]
-                .iter()
-                .position(|&b| b == b'\n' || b == b'\r')
-            else {
+            let Some(end) = find_eol(&self.buf[from..]) else {
                 self.scanned = self.buf.len();
-                return None;
+                return false;
             };
             let line_start = self.pos;
             let line_end = from + end;
@@ -75,8 +154,8 @@ impl SseParser {
                 self.skip_lf = true;
             }
             self.pos = line_end + 1;
-            if let Some(event) = self.line(line_start, line_end) {
-                return Some(event);
+            if self.line(line_start, line_end) {
+                return true;
             }
         }
     }
@@ -84,17 +163,51 @@ impl SseParser {
     /// End of stream: treat a trailing unterminated line as complete and
     /// dispatch a pending event (lenient: some servers omit the final blank line).
     pub fn finish(&mut self) -> Option<SseEvent> {
+        self.finish_ref().map(|e| e.to_owned())
+    }
+
+    /// [`SseParser::finish`], borrowed.
+    pub fn finish_ref(&mut self) -> Option<SseEventRef<'_>> {
+        if self.advance_finish() {
+            Some(self.current())
+        } else {
+            None
+        }
+    }
+
+    fn advance_finish(&mut self) -> bool {
+        self.reset_dispatched();
+        if self.skip_lf && self.buf.get(self.pos) == Some(&b'\n') {
+            self.pos += 1;
+        }
+        self.skip_lf = false;
         if self.pos < self.buf.len() {
             let (start, end) = (self.pos, self.buf.len());
             self.pos = end;
-            if let Some(event) = self.line(start, end) {
-                return Some(event);
+            if self.line(start, end) {
+                return true;
             }
         }
         self.dispatch()
     }
 
-    fn line(&mut self, start: usize, end: usize) -> Option<SseEvent> {
+    fn reset_dispatched(&mut self) {
+        if self.dispatched {
+            self.dispatched = false;
+            self.event.clear();
+            self.data.clear();
+        }
+    }
+
+    fn current(&self) -> SseEventRef<'_> {
+        SseEventRef {
+            event: &self.event,
+            data: &self.data,
+        }
+    }
+
+    /// Handle one line; true when it dispatched an event.
+    fn line(&mut self, start: usize, end: usize) -> bool {
         let mut line = &self.buf[start..end];
         if !self.started {
             self.started = true;
@@ -106,7 +219,7 @@ impl SseParser {
             return self.dispatch();
         }
         if line[0] == b':' {
-            return None;
+            return false;
         }
         let (field, value) = match line.iter().position(|&b| b == b':') {
             Some(colon) => {
@@ -121,27 +234,25 @@ impl SseParser {
                     self.data.push('\n');
                 }
                 self.has_data = true;
-                self.data.push_str(&String::from_utf8_lossy(value));
+                push_utf8(&mut self.data, value);
             }
             b"event" => {
                 self.event.clear();
-                self.event.push_str(&String::from_utf8_lossy(value));
+                push_utf8(&mut self.event, value);
             }
             _ => {} // id, retry and unknown fields are irrelevant here
         }
-        None
+        false
     }
 
-    fn dispatch(&mut self) -> Option<SseEvent> {
+    fn dispatch(&mut self) -> bool {
         if !self.has_data {
             self.event.clear();
-            return None;
+            return false;
         }
         self.has_data = false;
-        Some(SseEvent {
-            event: std::mem::take(&mut self.event),
-            data: std::mem::take(&mut self.data),
-        })
+        self.dispatched = true;
+        true
     }
 }
 
@@ -230,6 +341,40 @@ mod tests {
     fn bom_is_ignored_and_unterminated_tail_is_flushed() {
         let events = parse_chunks(&["\u{feff}data: a\n\ndata: [DONE]".as_bytes()]);
         assert_eq!(events, vec![ev("", "a"), ev("", "[DONE]")]);
+    }
+
+    #[test]
+    fn eol_scan_matches_naive_search() {
+        let naive = |h: &[u8]| h.iter().position(|&b| b == b'\n' || b == b'\r');
+        let mut hay = vec![b'a'; 40];
+        assert_eq!(find_eol(&hay), None);
+        for i in 0..40 {
+            for byte in [b'\n', b'\r'] {
+                hay[i] = byte;
+                for start in 0..=i {
+                    assert_eq!(find_eol(&hay[start..]), naive(&hay[start..]));
+                }
+                hay[i] = b'a';
+            }
+        }
+        // Bytes just above and below the targets (and high bytes) never match.
+        let tricky: Vec<u8> = (0u8..=255).filter(|b| *b != b'\n' && *b != b'\r').collect();
+        assert_eq!(find_eol(&tricky), None);
+        let mut both = tricky.clone();
+        both.push(b'\r');
+        assert_eq!(find_eol(&both), Some(tricky.len()));
+    }
+
+    #[test]
+    fn borrowed_events_and_invalid_utf8() {
+        let mut parser = SseParser::new();
+        parser.push(b"event: e\ndata: a\n\ndata: \xff\xfe ok\n\n");
+        let first = parser.next_event_ref().map(|e| e.to_owned());
+        assert_eq!(first, Some(ev("e", "a")));
+        let second = parser.next_event_ref().map(|e| e.to_owned());
+        assert_eq!(second, Some(ev("", "\u{fffd}\u{fffd} ok")));
+        assert!(parser.next_event_ref().is_none());
+        assert!(parser.finish_ref().is_none());
     }
 
     #[test]

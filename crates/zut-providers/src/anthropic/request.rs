@@ -145,7 +145,12 @@ fn block(part: &Part, role: Role) -> Option<Value> {
                     _ => None,
                 })
                 .collect();
-            let mut out = json!({"type": "tool_result", "tool_use_id": call_id, "content": inner});
+            let mut out = json!({"type": "tool_result", "tool_use_id": call_id});
+            // An empty result is sent without `content` (an empty list is not
+            // a useful message and some gateways reject it).
+            if !inner.is_empty() {
+                out["content"] = Value::Array(inner);
+            }
             if *is_error {
                 out["is_error"] = json!(true);
             }

@@ -6,38 +6,93 @@ use serde::Deserialize;
 
 use crate::assemble::{Assembler, Emit};
 use crate::decode::Flow;
-use crate::error::{error_type_retryable, ProviderError};
-use crate::sse::SseEvent;
+use crate::error::{error_type_retryable, status_retryable, ProviderError};
+use crate::sse::SseEventRef;
+use crate::text::Text;
 use crate::types::StopReason;
 
 #[derive(Deserialize)]
 struct Chunk<'a> {
+    /// Only the first choice matters (zut never asks for n > 1).
     #[serde(default, borrow)]
-    choices: Option<Vec<Choice<'a>>>,
+    choices: FirstChoice<'a>,
+    // Rare fields are boxed: this struct is built (and moved) once per
+    // chunk, and its size shows in the parsing throughput.
     #[serde(default)]
-    usage: Option<WireUsage>,
+    usage: Option<Box<WireUsage>>,
     #[serde(default)]
-    error: Option<serde_json::Value>,
+    error: Option<Box<serde_json::Value>>,
+    /// `"error"` in vLLM-style bare error objects (`{"object":"error","message":..}`).
+    #[serde(default, borrow)]
+    object: Option<Text<'a>>,
+}
+
+/// The first element of `choices` (the others are skipped unparsed);
+/// `null` and `[]` give `None`.
+#[derive(Default)]
+struct FirstChoice<'a>(Option<Choice<'a>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for FirstChoice<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct First;
+
+        impl<'de> serde::de::Visitor<'de> for First {
+            type Value = FirstChoice<'de>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a list of choices")
+            }
+
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(FirstChoice(None))
+            }
+
+            fn visit_none<E>(self) -> Result<Self::Value, E> {
+                Ok(FirstChoice(None))
+            }
+
+            fn visit_some<D: serde::Deserializer<'de>>(
+                self,
+                deserializer: D,
+            ) -> Result<Self::Value, D::Error> {
+                deserializer.deserialize_seq(First)
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                let first = seq.next_element::<Choice<'de>>()?;
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(FirstChoice(first))
+            }
+        }
+
+        deserializer.deserialize_option(First)
+    }
 }
 
 #[derive(Deserialize)]
 struct Choice<'a> {
     #[serde(default, borrow)]
     delta: Option<Delta<'a>>,
-    #[serde(default)]
-    finish_reason: Option<String>,
+    #[serde(default, borrow)]
+    finish_reason: Option<Text<'a>>,
 }
 
 #[derive(Deserialize)]
 struct Delta<'a> {
     #[serde(default, borrow)]
-    content: Option<Cow<'a, str>>,
+    content: Option<Text<'a>>,
+    /// DeepSeek, vLLM, llama.cpp.
     #[serde(default, borrow)]
-    reasoning_content: Option<Cow<'a, str>>,
+    reasoning_content: Option<Text<'a>>,
+    /// OpenRouter, Ollama, newer vLLM (may duplicate `reasoning_content`).
+    /// Kept as a raw value: a few servers put an object here.
+    #[serde(default)]
+    reasoning: Option<Box<serde_json::Value>>,
     #[serde(default, borrow)]
-    reasoning: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    refusal: Option<Cow<'a, str>>,
+    refusal: Option<Text<'a>>,
     #[serde(default, borrow)]
     tool_calls: Option<Vec<ToolDelta<'a>>>,
 }
@@ -57,15 +112,15 @@ struct FunctionDelta<'a> {
     #[serde(default)]
     name: Option<String>,
     #[serde(default, borrow)]
-    arguments: Option<Cow<'a, str>>,
+    arguments: Option<Text<'a>>,
 }
 
 #[derive(Deserialize)]
 struct WireUsage {
     #[serde(default)]
-    prompt_tokens: u64,
+    prompt_tokens: Option<u64>,
     #[serde(default)]
-    completion_tokens: u64,
+    completion_tokens: Option<u64>,
     #[serde(default)]
     prompt_tokens_details: Option<PromptDetails>,
     #[serde(default)]
@@ -111,6 +166,35 @@ pub(crate) fn map_finish(reason: &str) -> StopReason {
         "length" => StopReason::Length,
         // stop, content_filter and unknown values.
         _ => StopReason::EndTurn,
+    }
+}
+
+/// An error reported inside the stream: `{"message", "type", "code"}` where
+/// `code` may be a string or an HTTP-like number (OpenRouter).
+fn stream_error(provider: &str, error: &serde_json::Value) -> ProviderError {
+    let message = error
+        .get("message")
+        .and_then(|m| m.as_str())
+        .or_else(|| error.as_str())
+        .map(str::to_string)
+        .unwrap_or_else(|| error.to_string());
+    let code = error.get("code");
+    let numeric = code
+        .and_then(serde_json::Value::as_u64)
+        .and_then(|c| u16::try_from(c).ok());
+    let kind = error
+        .get("type")
+        .and_then(|k| k.as_str())
+        .or_else(|| code.and_then(|c| c.as_str()))
+        .map(str::to_string)
+        .or_else(|| numeric.map(|c| format!("error {c}")))
+        .unwrap_or_else(|| "error".to_string());
+    let retryable = error_type_retryable(&kind, &message) || numeric.is_some_and(status_retryable);
+    ProviderError::Api {
+        provider: provider.to_string(),
+        kind,
+        message,
+        retryable,
     }
 }
 
@@ -210,7 +294,7 @@ impl Decoder {
     pub(crate) fn event(
         &mut self,
         provider: &str,
-        sse: &SseEvent,
+        sse: &SseEventRef<'_>,
         asm: &mut Assembler,
         emit: &mut Emit<'_>,
     ) -> Result<Flow, ProviderError> {
@@ -226,26 +310,12 @@ impl Decoder {
             provider: provider.to_string(),
             message: format!("invalid JSON in chunk: {e}"),
         })?;
-        if let Some(error) = chunk.error {
-            let message = error
-                .get("message")
-                .and_then(|m| m.as_str())
-                .map(str::to_string)
-                .or_else(|| error.as_str().map(str::to_string))
-                .unwrap_or_else(|| error.to_string());
-            let kind = error
-                .get("type")
-                .or_else(|| error.get("code"))
-                .and_then(|k| k.as_str())
-                .unwrap_or("error")
-                .to_string();
-            let retryable = error_type_retryable(&kind, &message);
-            return Err(ProviderError::Api {
-                provider: provider.to_string(),
-                kind,
-                message,
-                retryable,
-            });
+        if let Some(error) = chunk.error.filter(|e| !e.is_null()) {
+            return Err(stream_error(provider, &error));
+        }
+        if chunk.object.as_deref() == Some("error") {
+            let error: serde_json::Value = serde_json::from_str(data).unwrap_or_default();
+            return Err(stream_error(provider, &error));
         }
         if let Some(usage) = chunk.usage {
             let cached = usage
@@ -253,33 +323,36 @@ impl Decoder {
                 .and_then(|d| d.cached_tokens)
                 .or(usage.prompt_cache_hit_tokens)
                 .unwrap_or(0);
-            asm.usage.input = usage.prompt_tokens.saturating_sub(cached);
+            asm.usage.input = usage.prompt_tokens.unwrap_or(0).saturating_sub(cached);
             asm.usage.cache_read = cached;
-            asm.usage.output = usage.completion_tokens;
+            asm.usage.output = usage.completion_tokens.unwrap_or(0);
             asm.usage.reasoning = usage
                 .completion_tokens_details
                 .and_then(|d| d.reasoning_tokens);
         }
-        // Only the first choice matters (zut never asks for n > 1).
-        let Some(choice) = chunk.choices.and_then(|c| c.into_iter().next()) else {
+        let Some(choice) = chunk.choices.0 else {
             return Ok(Flow::Continue);
         };
         if let Some(delta) = choice.delta {
-            for thinking in [&delta.reasoning_content, &delta.reasoning]
-                .into_iter()
-                .flatten()
-            {
-                if !thinking.is_empty() {
-                    let slot = asm
-                        .last_thinking()
-                        .unwrap_or_else(|| asm.open_thinking(None));
-                    asm.thinking(slot, thinking, emit);
-                }
+            // Servers that send both fields send the same text twice: take one.
+            let thinking = match (delta.reasoning_content, delta.reasoning) {
+                (Some(text), _) if !text.is_empty() => Some(text.0),
+                (_, Some(value)) => match *value {
+                    serde_json::Value::String(text) => Some(Cow::Owned(text)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(thinking) = thinking.filter(|t| !t.is_empty()) {
+                let slot = asm
+                    .last_thinking()
+                    .unwrap_or_else(|| asm.open_thinking(None));
+                asm.thinking(slot, thinking, emit);
             }
-            for text in [&delta.content, &delta.refusal].into_iter().flatten() {
+            for text in [delta.content, delta.refusal].into_iter().flatten() {
                 if !text.is_empty() {
                     let slot = asm.last_text().unwrap_or_else(|| asm.open_text());
-                    asm.text(slot, text, emit);
+                    asm.text(slot, text.0, emit);
                 }
             }
             for (position, call) in delta.tool_calls.into_iter().flatten().enumerate() {
@@ -287,7 +360,7 @@ impl Decoder {
             }
         }
         if let Some(reason) = choice.finish_reason.filter(|r| !r.is_empty()) {
-            self.finish = Some(reason);
+            self.finish = Some(reason.to_string());
             self.close(asm, emit);
         }
         Ok(Flow::Continue)
