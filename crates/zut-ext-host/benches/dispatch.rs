@@ -8,10 +8,16 @@
 //! - `dispatch/intercept_1`: `intercept_tool_call` with 1 pass-through
 //!   interceptor (target: median < 80 µs);
 //! - `dispatch/intercept_8`: a chain of 8 interceptor extensions
-//!   (target: median < 0.6 ms).
+//!   (target: median < 0.6 ms);
+//! - `dispatch/tool_call_roundtrip_raw`, `dispatch/intercept_1_raw`: the
+//!   same against `bench_ext --raw`, which answers on its reading thread
+//!   instead of starting a thread per request like the SDK does: the
+//!   difference to the SDK figures is the SDK's share, the rest is the
+//!   host plus two pipe hops and process wake-ups.
 //!
 //! After criterion, the bench also times every call individually
-//! (`ZUT_BENCH_SAMPLES`, default 2000) and prints one line per case:
+//! (`ZUT_BENCH_SAMPLES` per case, default 2000, the cases interleaved
+//! round-robin) and prints one line per case:
 //! `ZUT-BENCH <case> n=.. median_us=.. p90_us=.. p99_us=..`, which
 //! `scripts/bench/run` reads; criterion's own median is a median of
 //! per-sample means.
@@ -29,6 +35,8 @@
 #[path = "../examples/common/mod.rs"]
 mod common;
 
+use std::future::Future;
+use std::pin::Pin;
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
@@ -94,30 +102,45 @@ async fn intercept(host: &ExtensionHost) {
     std::hint::black_box(v);
 }
 
-/// Times `n` sequential calls one by one; returns sorted µs.
-fn distribution<F, Fut>(rt: &tokio::runtime::Runtime, n: usize, f: F) -> Vec<f64>
-where
-    F: Fn() -> Fut,
-    Fut: std::future::Future<Output = ()>,
-{
+/// One case of the per-call timing: a name and a call to time.
+type Case<'a> = (
+    &'static str,
+    Box<dyn Fn() -> Pin<Box<dyn Future<Output = ()> + 'a>> + 'a>,
+);
+
+/// Times `n` calls of every case one by one, in rounds of one call per
+/// case, so that a change in machine load hits all cases alike
+/// (differences between cases stay meaningful on a shared machine). The
+/// order within a round is shuffled: the latency of a call depends on
+/// what ran just before it (whether the CPUs were idle), and a fixed
+/// order would favour some cases. `n / 10` unmeasured rounds first.
+/// Returns sorted µs per case.
+fn distributions(rt: &tokio::runtime::Runtime, n: usize, cases: &[Case<'_>]) -> Vec<Vec<f64>> {
     rt.block_on(async {
         for _ in 0..n / 10 {
-            f().await;
+            for (_, f) in cases {
+                f().await;
+            }
         }
-        let mut v = Vec::with_capacity(n);
+        let mut v = vec![Vec::with_capacity(n); cases.len()];
+        let mut order: Vec<usize> = (0..cases.len()).collect();
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
         for _ in 0..n {
-            let t = Instant::now();
-            f().await;
-            v.push(t.elapsed().as_secs_f64() * 1e6);
+            // Fisher-Yates with a xorshift generator (no `rand` dependency).
+            for i in (1..order.len()).rev() {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                order.swap(i, (seed % (i as u64 + 1)) as usize);
+            }
+            for &i in &order {
+                let t = Instant::now();
+                (cases[i].1)().await;
+                v[i].push(t.elapsed().as_secs_f64() * 1e6);
+            }
         }
-        v.sort_by(f64::total_cmp);
-        v
+        v.iter().map(|d| common::sorted(d)).collect()
     })
-}
-
-fn pct(sorted: &[f64], p: f64) -> f64 {
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i]
 }
 
 fn main() {
@@ -133,25 +156,28 @@ fn main() {
         .map(|n| (n.as_str(), &["--intercept"][..]))
         .collect();
     let eight = fixture(&rt, &bin, &eight_spec);
+    let echo_raw = fixture(&rt, &bin, &[("echo", &["--raw", "--echo"])]);
+    let one_raw = fixture(&rt, &bin, &[("icpt0", &["--raw", "--intercept"])]);
 
-    // Sanity: the echo really round-trips.
-    let out = rt.block_on(echo_fx.host.call_tool("echo", json!({"text": "ping"})));
-    assert!(!out.is_error, "echo failed: {out:?}");
-    assert!(
-        matches!(out.content.first(), Some(ToolContent::Text(t)) if t == "ping"),
-        "unexpected echo result: {out:?}"
-    );
-    assert_eq!(
-        rt.block_on(
-            eight
-                .host
-                .intercept_tool_call("t", "echo", &json!({"a": 1}))
-        ),
-        ToolCallVerdict::Allow {
-            args: json!({"a": 1}),
-            modified: false
-        }
-    );
+    // Sanity: the echoes really round-trip, the chains really allow.
+    for fx in [&echo_fx, &echo_raw] {
+        let out = rt.block_on(fx.host.call_tool("echo", json!({"text": "ping"})));
+        assert!(!out.is_error, "echo failed: {out:?}");
+        assert!(
+            matches!(out.content.first(), Some(ToolContent::Text(t)) if t == "ping"),
+            "unexpected echo result: {out:?}"
+        );
+    }
+    for fx in [&one, &eight, &one_raw] {
+        assert!(fx.host.has_interceptors("tool_call"));
+        assert_eq!(
+            rt.block_on(fx.host.intercept_tool_call("t", "echo", &json!({"a": 1}))),
+            ToolCallVerdict::Allow {
+                args: json!({"a": 1}),
+                modified: false
+            }
+        );
+    }
 
     let mut c = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
@@ -171,6 +197,12 @@ fn main() {
         g.bench_function("intercept_8", |b| {
             b.to_async(&rt).iter(|| intercept(&eight.host))
         });
+        g.bench_function("tool_call_roundtrip_raw", |b| {
+            b.to_async(&rt).iter(|| echo(&echo_raw.host))
+        });
+        g.bench_function("intercept_1_raw", |b| {
+            b.to_async(&rt).iter(|| intercept(&one_raw.host))
+        });
         g.finish();
     }
     c.final_summary();
@@ -180,30 +212,40 @@ fn main() {
             .ok()
             .and_then(|s| s.parse().ok())
             .unwrap_or(2000);
-        let cases: [(&str, Vec<f64>); 3] = [
+        let cases: Vec<Case<'_>> = vec![
             (
                 "tool_call_roundtrip",
-                distribution(&rt, n, || echo(&echo_fx.host)),
+                Box::new(|| Box::pin(echo(&echo_fx.host))),
             ),
-            ("intercept_1", distribution(&rt, n, || intercept(&one.host))),
             (
-                "intercept_8",
-                distribution(&rt, n, || intercept(&eight.host)),
+                "intercept_none",
+                Box::new(|| Box::pin(intercept(&echo_fx.host))),
+            ),
+            ("intercept_1", Box::new(|| Box::pin(intercept(&one.host)))),
+            ("intercept_8", Box::new(|| Box::pin(intercept(&eight.host)))),
+            (
+                "tool_call_roundtrip_raw",
+                Box::new(|| Box::pin(echo(&echo_raw.host))),
+            ),
+            (
+                "intercept_1_raw",
+                Box::new(|| Box::pin(intercept(&one_raw.host))),
             ),
         ];
+        let results = distributions(&rt, n, &cases);
         println!("runtime: {}", common::runtime_name());
-        for (name, v) in &cases {
+        for ((name, _), v) in cases.iter().zip(&results) {
             println!(
-                "ZUT-BENCH {name} n={} median_us={:.1} p90_us={:.1} p99_us={:.1}",
+                "ZUT-BENCH {name} n={} median_us={:.2} p90_us={:.2} p99_us={:.2}",
                 v.len(),
-                pct(v, 0.5),
-                pct(v, 0.9),
-                pct(v, 0.99)
+                common::pct(v, 0.5),
+                common::pct(v, 0.9),
+                common::pct(v, 0.99)
             );
         }
     }
 
-    for fx in [&echo_fx, &one, &eight] {
+    for fx in [&echo_fx, &one, &eight, &echo_raw, &one_raw] {
         rt.block_on(fx.host.shutdown_with_grace(Duration::from_millis(500)));
     }
 }

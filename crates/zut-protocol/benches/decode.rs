@@ -12,6 +12,15 @@
 //! clock instead of the wall clock, so the "one core" figure stays
 //! meaningful on a loaded machine (preemption does not count).
 //!
+//! `decode_host/typical_mix` is the other direction, what an SDK decodes
+//! (`tool_call`, lifecycle `event`s, `event_intercept`, `command_invoked`).
+//!
+//! After criterion (when run with `--bench`), the bench times
+//! `ZUT_BENCH_ROUNDS` (default 15) rounds of 100,000 frames of each mix on
+//! the thread CPU clock and prints, for `scripts/bench/run`:
+//! `ZUT-BENCH decode_ext frames_per_cpu_s_median=.. min=.. max=..` and the
+//! same for `decode_host`.
+//!
 //! Run: `cargo bench -p zut-protocol --bench decode` (or `scripts/bench/run`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -19,9 +28,11 @@
 use std::time::Duration;
 
 use criterion::measurement::{Measurement, ValueFormatter};
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, Criterion, Throughput};
 use serde_json::json;
-use zut_protocol::{decode_ext_frame, encode_line, EventIntercept, HostFrame, ToolCall};
+use zut_protocol::{
+    decode_ext_frame, decode_host_frame, encode_line, EventIntercept, HostFrame, ToolCall,
+};
 
 /// Typical extension -> host frames, each exactly as an SDK writes it
 /// (one line, LF-terminated), with a name for the per-frame benches.
@@ -60,6 +71,34 @@ const FRAMES: &[(&str, &[u8])] = &[
     ),
 ];
 
+/// Typical host -> extension frames, as the host writes them.
+const HOST_FRAMES: &[(&str, &[u8])] = &[
+    (
+        "tool_call",
+        b"{\"type\":\"tool_call\",\"id\":\"000000000042\",\"name\":\"weather\",\"args\":{\"city\":\"Berlin\",\"units\":\"metric\"}}\n",
+    ),
+    (
+        "event_turn_start",
+        b"{\"type\":\"event\",\"event\":\"turn_start\",\"step\":3}\n",
+    ),
+    (
+        "event_tool_call",
+        b"{\"type\":\"event\",\"event\":\"tool_call\",\"tool_id\":\"toolu_01\",\"tool_name\":\"bash\",\"tool_args\":{\"command\":\"cargo test\"}}\n",
+    ),
+    (
+        "event_assistant_message",
+        b"{\"type\":\"event\",\"event\":\"assistant_message\",\"text\":\"I ran the tests; two failed in parser.rs, fixing now.\"}\n",
+    ),
+    (
+        "event_intercept",
+        b"{\"type\":\"event_intercept\",\"id\":\"000000000043\",\"event\":\"tool_call\",\"tool_id\":\"toolu_02\",\"tool_name\":\"bash\",\"tool_args\":{\"command\":\"git push\"}}\n",
+    ),
+    (
+        "command_invoked",
+        b"{\"type\":\"command_invoked\",\"id\":\"000000000044\",\"name\":\"todo\",\"args\":\"add write benches\"}\n",
+    ),
+];
+
 fn bench_decode(c: &mut Criterion) {
     // A frame that fails to decode would make the figure meaningless.
     for (name, line) in FRAMES {
@@ -83,6 +122,24 @@ fn bench_decode(c: &mut Criterion) {
             b.iter(|| std::hint::black_box(decode_ext_frame(std::hint::black_box(line)).ok()))
         });
     }
+    g.finish();
+}
+
+fn bench_decode_host(c: &mut Criterion) {
+    for (name, line) in HOST_FRAMES {
+        if let Err(e) = decode_host_frame(line) {
+            panic!("bench frame {name} does not decode: {e}");
+        }
+    }
+    let mut g = c.benchmark_group("decode_host");
+    g.throughput(Throughput::Elements(HOST_FRAMES.len() as u64));
+    g.bench_function("typical_mix", |b| {
+        b.iter(|| {
+            for (_, f) in HOST_FRAMES {
+                std::hint::black_box(decode_host_frame(std::hint::black_box(f)).ok());
+            }
+        })
+    });
     g.finish();
 }
 
@@ -205,10 +262,60 @@ impl ValueFormatter for CpuNanos {
     }
 }
 
-criterion_group!(benches, bench_decode, bench_encode);
+/// Frames per CPU-second of `decode` over `frames`, for `rounds` rounds of
+/// about 100,000 frames each; sorted.
+fn rounds_per_cpu_s(
+    frames: &[(&str, &[u8])],
+    rounds: usize,
+    decode: fn(&[u8]) -> bool,
+) -> Vec<f64> {
+    let reps = 100_000 / frames.len();
+    let mut out: Vec<f64> = (0..rounds)
+        .map(|_| {
+            let t = thread_cpu_now();
+            for _ in 0..reps {
+                for (_, f) in frames {
+                    assert!(decode(std::hint::black_box(f)));
+                }
+            }
+            let cpu = thread_cpu_now().saturating_sub(t).as_secs_f64();
+            (reps * frames.len()) as f64 / cpu
+        })
+        .collect();
+    out.sort_by(f64::total_cmp);
+    out
+}
+
+fn summary() {
+    let rounds: usize = std::env::var("ZUT_BENCH_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(15);
+    let ext = rounds_per_cpu_s(FRAMES, rounds, |f| decode_ext_frame(f).is_ok());
+    let host = rounds_per_cpu_s(HOST_FRAMES, rounds, |f| decode_host_frame(f).is_ok());
+    for (name, v) in [("decode_ext", ext), ("decode_host", host)] {
+        println!(
+            "ZUT-BENCH {name} rounds={} frames_per_cpu_s_median={:.0} min={:.0} max={:.0}",
+            v.len(),
+            v[v.len() / 2],
+            v[0],
+            v[v.len() - 1]
+        );
+    }
+}
+
+criterion_group!(benches, bench_decode, bench_decode_host, bench_encode);
 criterion_group! {
     name = cpu_benches;
     config = Criterion::default().with_measurement(ThreadCpuTime);
     targets = bench_decode_cpu
 }
-criterion_main!(benches, cpu_benches);
+
+fn main() {
+    benches();
+    cpu_benches();
+    Criterion::default().configure_from_args().final_summary();
+    if std::env::args().any(|a| a == "--bench") {
+        summary();
+    }
+}

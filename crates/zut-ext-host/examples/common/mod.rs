@@ -96,7 +96,7 @@ pub fn proc_status_kib(pid: u32, field: &str) -> Option<u64> {
 
 /// Path of the release `bench_ext` binary: `$ZUT_BENCH_EXT` if set,
 /// otherwise `<target>/release/examples/bench_ext`, built first with
-/// `cargo build --release -p zut-ext-sdk --example bench_ext` when
+/// `cargo build --release --locked -p zut-ext-sdk --example bench_ext` when
 /// `build` is true.
 pub fn bench_ext_binary(build: bool) -> PathBuf {
     if let Some(p) = std::env::var_os("ZUT_BENCH_EXT") {
@@ -113,6 +113,7 @@ pub fn bench_ext_binary(build: bool) -> PathBuf {
             .args([
                 "build",
                 "--release",
+                "--locked",
                 "--quiet",
                 "-p",
                 "zut-ext-sdk",
@@ -150,4 +151,112 @@ pub fn write_bench_manifest(home: &Path, name: &str, bin: &Path, flags: &[&str])
         serde_json::to_vec_pretty(&manifest).expect("encode manifest"),
     )
     .expect("write manifest");
+}
+
+/// Where a whole-process bench finds its extensions: `$ZUT_HOME` when set
+/// (the caller, e.g. `scripts/bench/run`, installed them), otherwise a
+/// temporary home filled by `fill` (kept alive by the returned guard).
+pub struct BenchHome {
+    /// The `ZUT_HOME` directory.
+    pub path: PathBuf,
+    _tmp: Option<tempfile::TempDir>,
+}
+
+impl BenchHome {
+    /// `$ZUT_HOME` if set and non-empty, else a fresh temporary home in
+    /// which `fill(home, bench_ext)` writes the manifests.
+    pub fn from_env_or(fill: impl FnOnce(&Path, &Path)) -> Self {
+        if let Some(h) = std::env::var_os("ZUT_HOME").filter(|h| !h.is_empty()) {
+            return Self {
+                path: PathBuf::from(h),
+                _tmp: None,
+            };
+        }
+        let tmp = tempfile::Builder::new()
+            .prefix("zut-bench-home.")
+            .tempdir()
+            .expect("create temporary ZUT_HOME");
+        let bin = bench_ext_binary(true);
+        fill(tmp.path(), &bin);
+        Self {
+            path: tmp.path().to_path_buf(),
+            _tmp: Some(tmp),
+        }
+    }
+
+    /// A host configuration for this home. The project directory is the
+    /// home itself, which has no `.zut/extensions`, so only the global
+    /// scope loads.
+    pub fn config(&self) -> HostConfig {
+        config_for(&self.path, &self.path)
+    }
+}
+
+/// Checks that `expect` extensions loaded and all sent `ready`; returns
+/// a description of what is wrong otherwise.
+pub fn check_all_ready(host: &ExtensionHost, expect: usize) -> Result<(), String> {
+    let reports = host.reports();
+    if reports.len() != expect {
+        return Err(format!(
+            "{} extensions loaded, expected {expect}",
+            reports.len()
+        ));
+    }
+    let late: Vec<&str> = reports
+        .iter()
+        .filter(|r| r.readiness != zut_ext_host::Readiness::Ready)
+        .map(|r| r.name.as_str())
+        .collect();
+    if late.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("not ready: {}", late.join(", ")))
+    }
+}
+
+/// Sorted copy of `v`.
+pub fn sorted(v: &[f64]) -> Vec<f64> {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    s
+}
+
+/// Nearest-rank percentile `p` (0..=1) of a sorted, non-empty slice.
+pub fn pct(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+/// Value of `--<name> <value>` among the process arguments.
+pub fn arg_value(name: &str) -> Option<String> {
+    let flag = format!("--{name}");
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if a == flag {
+            return args.next();
+        }
+        if let Some(v) = a.strip_prefix(&format!("{flag}=")) {
+            return Some(v.to_string());
+        }
+    }
+    None
+}
+
+/// `--<name> <number>`, or `default`.
+pub fn arg_num<T: std::str::FromStr>(name: &str, default: T) -> T {
+    arg_value(name)
+        .map(|v| {
+            v.parse()
+                .unwrap_or_else(|_| panic!("--{name}: not a number: {v}"))
+        })
+        .unwrap_or(default)
+}
+
+/// Whether the bare flag `--<name>` was given.
+pub fn arg_flag(name: &str) -> bool {
+    let flag = format!("--{name}");
+    std::env::args().skip(1).any(|a| a == flag)
 }
