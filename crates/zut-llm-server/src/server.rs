@@ -280,6 +280,20 @@ async fn feed(
             _ = tx.closed() => {}
         }
     } else if script.cut_after.is_some() {
+        // Let hyper take and flush every frame first: an error aborts the
+        // connection and drops whatever is still buffered, so cutting right
+        // away could lose frames the script promised to deliver.
+        let drained = async {
+            while tx.capacity() < tx.max_capacity() {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        };
+        tokio::select! {
+            _ = shutdown.cancelled() => return,
+            _ = tx.closed() => return,
+            _ = drained => {}
+        }
         let _ = tx
             .send(Err(std::io::Error::new(
                 std::io::ErrorKind::ConnectionAborted,
