@@ -105,3 +105,52 @@ pub fn parse_stream<'c>(
     }
     asm.finish(provider, on_event)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ANTHROPIC: &str = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}}\n\n\
+event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n\
+event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"h\\u00e9\\\"llo\"}}\n\n\
+event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n\
+event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":2}}\n\n\
+event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+
+    #[test]
+    fn parses_a_whole_body_in_any_chunking() {
+        for size in [1, 2, 3, 7, 64, 10_000] {
+            let mut events = Vec::new();
+            let completion = parse_stream(
+                Wire::Anthropic,
+                ANTHROPIC.as_bytes().chunks(size),
+                &mut |e| events.push(e),
+            )
+            .unwrap();
+            assert_eq!(
+                completion.message.text(),
+                "h\u{e9}\"llo",
+                "chunk size {size}"
+            );
+            assert_eq!(completion.usage.output, 2);
+            assert_eq!(
+                events,
+                vec![
+                    StreamEvent::AssistantStart,
+                    StreamEvent::TextDelta("h\u{e9}\"llo".into())
+                ]
+            );
+        }
+    }
+
+    #[test]
+    fn truncated_body_is_incomplete_and_openai_tail_without_blank_line_counts() {
+        let cut = &ANTHROPIC[..ANTHROPIC.find("event: message_delta").unwrap()];
+        let err = parse_stream(Wire::Anthropic, [cut.as_bytes()], &mut |_| {}).unwrap_err();
+        assert!(err.to_string().contains("ended before"), "{err}");
+
+        let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":null}]}\n\ndata: [DONE]";
+        let completion = parse_stream(Wire::OpenAi, [body.as_bytes()], &mut |_| {}).unwrap();
+        assert_eq!(completion.message.text(), "ok");
+    }
+}

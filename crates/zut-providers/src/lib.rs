@@ -9,6 +9,8 @@
 //! environment and `$ZUT_HOME/auth.json` into a [`ProviderConfig`];
 //! [`Provider::new`] builds a provider from it; [`Provider::stream`] runs one
 //! request, streaming [`StreamEvent`]s and returning a [`Completion`].
+//! [`parse_stream`] decodes a recorded SSE body offline. See the crate's
+//! README for presets, credentials and the retry rules.
 
 mod anthropic;
 mod assemble;

@@ -107,7 +107,8 @@ impl Provider {
         cancel: &CancellationToken,
         on_event: &mut (dyn FnMut(StreamEvent) + Send),
     ) -> Result<Completion, ProviderError> {
-        let body = serde_json::to_vec(&self.request_body(req))
+        let body: bytes::Bytes = serde_json::to_vec(&self.request_body(req))
+            .map(bytes::Bytes::from)
             .map_err(|e| ProviderError::Config(format!("cannot encode request: {e}")))?;
         let max_attempts = self.config.retry.max_attempts.max(1);
         let mut attempt = 1;
@@ -164,7 +165,7 @@ impl Provider {
     /// One HTTP attempt: send, check the status, decode the stream into `asm`.
     async fn attempt(
         &self,
-        body: &[u8],
+        body: &bytes::Bytes,
         cancel: &CancellationToken,
         asm: &mut Assembler,
         emit: &mut Emit<'_>,
@@ -176,7 +177,7 @@ impl Provider {
             .post(self.endpoint())
             .header("content-type", "application/json")
             .header("accept", "text/event-stream")
-            .body(body.to_vec());
+            .body(body.clone());
         let key = self.config.api_key.as_deref();
         builder = match self.config.wire {
             Wire::Anthropic => {
