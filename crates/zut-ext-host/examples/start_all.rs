@@ -25,6 +25,13 @@
 //! Prints one line for `scripts/bench/run`:
 //! `ZUT-BENCH start_all n=.. runs=.. median_ms=.. p90_ms=.. min_ms=..
 //! in_process_median_ms=.. hwm_kib_median=.. hwm_kib_max=..`.
+//!
+//! `--floor` measures, for comparison, what the machine needs without any
+//! host: the example itself starts `--n` `bench_ext` processes at once
+//! (plain `std::process::Command`, stdin closed) and waits until each has
+//! written its `hello` line. That is the cost of creating the processes
+//! and starting the SDK, which no host can avoid; it prints
+//! `ZUT-BENCH spawn_floor n=.. runs=.. median_ms=.. p90_ms=.. min_ms=..`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -32,14 +39,69 @@ mod common;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 fn main() {
     if common::arg_flag("child") {
         child();
+    } else if common::arg_flag("floor") {
+        floor();
     } else {
         parent();
     }
+}
+
+/// Starts `--n` bench_ext processes concurrently, without a host, and
+/// times until all have sent `hello`.
+fn floor() {
+    let n: usize = common::arg_num("n", 1);
+    let runs: usize = common::arg_num("runs", 20);
+    let warmup: usize = common::arg_num("warmup", 2);
+    let bin = common::bench_ext_binary(true);
+    let once = || {
+        let t0 = Instant::now();
+        let mut children: Vec<_> = (0..n)
+            .map(|i| {
+                Command::new(&bin)
+                    .args(["--name", &format!("bench{i:02}")])
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .expect("spawn bench_ext")
+            })
+            .collect();
+        for c in &mut children {
+            let mut line = String::new();
+            BufReader::new(c.stdout.take().expect("stdout"))
+                .read_line(&mut line)
+                .expect("read hello");
+            assert!(line.contains("\"hello\""), "no hello: {line:?}");
+        }
+        let ms = t0.elapsed().as_secs_f64() * 1e3;
+        for mut c in children {
+            let _ = c.wait();
+        }
+        ms
+    };
+    for _ in 0..warmup {
+        once();
+    }
+    let v = common::sorted(
+        &(0..runs)
+            .map(|_| {
+                let ms = once();
+                std::thread::sleep(Duration::from_millis(20));
+                ms
+            })
+            .collect::<Vec<_>>(),
+    );
+    println!(
+        "ZUT-BENCH spawn_floor n={n} runs={runs} median_ms={:.2} p90_ms={:.2} min_ms={:.2}",
+        common::pct(&v, 0.5),
+        common::pct(&v, 0.9),
+        common::pct(&v, 0.0),
+    );
 }
 
 /// One measured host process.
