@@ -57,6 +57,12 @@ impl Agent {
         &self.activated
     }
 
+    /// The configuration, to adjust between prompts (for example the
+    /// enabled built-in tools or `max_steps`).
+    pub fn config_mut(&mut self) -> &mut AgentConfig {
+        &mut self.config
+    }
+
     /// The extension host, if extensions are loaded.
     pub fn host(&self) -> Option<&Arc<ExtensionHost>> {
         self.host.as_ref()
@@ -162,6 +168,9 @@ impl Agent {
             } else {
                 completion.stop
             };
+            for (id, name, args) in &calls {
+                self.announce_tool_call(id, name, args, sink);
+            }
             self.end_turn(sink, stop_name(stop), None);
             if stop != StopReason::ToolUse || calls.is_empty() {
                 return PromptOutcome::Completed { stop, final_text };
@@ -189,20 +198,29 @@ impl Agent {
         }
     }
 
-    /// The request for this step: `context` goes into the system prompt of
-    /// this request only and is never stored in the transcript.
+    /// The request for this step. The hidden per-request context (the
+    /// current time, plus extensions' `turn_start` context under an
+    /// `[Extension context]` header, protocol.md §11.2) is appended to the
+    /// last user message of this request only: it is never stored in the
+    /// transcript, and the system prompt stays byte-identical across steps
+    /// so providers' prompt caches keep working.
     fn request(&self, tools: &Toolset, context: Option<&str>) -> Request {
-        let mut system = crate::system_prompt::build(&self.config.system, &tools.summary());
-        if let Some(ctx) = context {
-            if !ctx.trim().is_empty() {
-                system.push_str("\n\n[Extension context]\n");
-                system.push_str(ctx);
-            }
+        let system = crate::system_prompt::build(&self.config.system, &tools.summary());
+        let mut messages = self.transcript.clone();
+        let hidden = Part::Text {
+            text: hidden_context(&now_rfc3339(), context),
+        };
+        match messages.last_mut() {
+            Some(last) if last.role == Role::User => last.content.push(hidden),
+            _ => messages.push(Message {
+                role: Role::User,
+                content: vec![hidden],
+            }),
         }
         Request {
             model: self.provider.model().to_string(),
             system,
-            messages: self.transcript.clone(),
+            messages,
             tools: tools.specs(&self.activated),
             max_tokens: self.config.max_tokens,
             reasoning: self.config.reasoning,
@@ -287,5 +305,38 @@ pub fn stop_name(stop: StopReason) -> &'static str {
         StopReason::Length => "length",
         StopReason::Error => "error",
         StopReason::Aborted => "aborted",
+    }
+}
+
+/// The hidden context block of one request: the time context, then the
+/// extensions' joined `turn_start` context (already bounded by the host).
+pub(crate) fn hidden_context(now: &str, extension_context: Option<&str>) -> String {
+    let mut text = format!("<context>\nCurrent date and time: {now}");
+    if let Some(ctx) = extension_context.map(str::trim).filter(|c| !c.is_empty()) {
+        text.push_str("\n\n[Extension context]\n");
+        text.push_str(ctx);
+    }
+    text.push_str("\n</context>");
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hidden_context;
+
+    #[test]
+    fn hidden_context_has_time_then_extension_context() {
+        assert_eq!(
+            hidden_context("2026-12-03T08:00:00Z", None),
+            "<context>\nCurrent date and time: 2026-12-03T08:00:00Z\n</context>"
+        );
+        assert_eq!(
+            hidden_context("T", Some("[A]\na\n\n[B]\nb")),
+            "<context>\nCurrent date and time: T\n\n[Extension context]\n[A]\na\n\n[B]\nb\n</context>"
+        );
+        assert_eq!(
+            hidden_context("T", Some("  ")),
+            "<context>\nCurrent date and time: T\n</context>"
+        );
     }
 }

@@ -17,16 +17,17 @@ use crate::transcript::json_blocks;
 const DEFAULT_TOOL_BLOCK: &str = "tool call refused by extension guard";
 
 impl Agent {
-    /// Runs one tool call and returns its `ToolResult` part.
-    pub(crate) async fn run_tool_call(
-        &mut self,
-        tools: &Toolset,
+    /// Announces a tool call of the final assistant message: the `tool_call`
+    /// agent event and the `tool_call` extension event with the model's
+    /// original arguments. All calls of a step are announced before that
+    /// step's `turn_end`, and run after it (conformance G10).
+    pub(crate) fn announce_tool_call(
+        &self,
         id: &str,
         name: &str,
-        args: Value,
-        cancel: &CancellationToken,
+        args: &Value,
         sink: EventSink<'_>,
-    ) -> Part {
+    ) {
         self.emit_ext(Event {
             tool_id: id.to_string(),
             tool_name: name.to_string(),
@@ -38,6 +39,19 @@ impl Agent {
             name: name.to_string(),
             args: args.clone(),
         });
+    }
+
+    /// Runs one (already announced) tool call: interception, validation,
+    /// execution; returns its `ToolResult` part.
+    pub(crate) async fn run_tool_call(
+        &mut self,
+        tools: &Toolset,
+        id: &str,
+        name: &str,
+        args: Value,
+        cancel: &CancellationToken,
+        sink: EventSink<'_>,
+    ) -> Part {
         let effective = match self.intercept(id, name, &args).await {
             Ok(a) => a,
             Err(reason) => return finish(sink, id, true, vec![Part::Text { text: reason }]),
