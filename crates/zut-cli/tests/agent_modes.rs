@@ -281,3 +281,104 @@ async fn no_prompt_and_bad_flags_fail_clearly() {
     assert!(r.stderr.contains("teleport"), "{}", r.stderr);
     assert!(server.requests().is_empty());
 }
+
+#[tokio::test]
+async fn system_prompt_is_assembled_from_home_agents_files_and_flags() {
+    let env = TestEnv::new();
+    std::fs::write(env.home.join("AGENTS.md"), "GLOBAL-RULES").unwrap();
+    std::fs::write(env.home.join("SYSTEM.md"), "CUSTOM-IDENTITY").unwrap();
+    let sub = env.project.join("pkg");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::write(env.project.join("AGENTS.md"), "PROJECT-RULES").unwrap();
+    std::fs::write(sub.join("AGENTS.md"), "PKG-RULES").unwrap();
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_text("a"));
+    server.push(Script::anthropic_text("b"));
+    server.push(Script::anthropic_text("c"));
+    let args = [
+        "--no-ext",
+        "--cwd",
+        "pkg",
+        "--append-system-prompt",
+        "EXTRA-ONE",
+        "--append-system-prompt",
+        "EXTRA-TWO",
+        "-p",
+        "x",
+    ];
+    let r = zut_llm(&env, &server, &args, None).await;
+    assert_eq!(r.code, 0, "{r:?}");
+    let r = zut_llm(
+        &env,
+        &server,
+        &[&["--no-context-files"][..], &args].concat(),
+        None,
+    )
+    .await;
+    assert_eq!(r.code, 0, "{r:?}");
+    let r = zut_llm(
+        &env,
+        &server,
+        &["--no-ext", "--system-prompt", "FLAG-IDENTITY", "-p", "x"],
+        None,
+    )
+    .await;
+    assert_eq!(r.code, 0, "{r:?}");
+    let systems: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|q| q.body["system"].to_string())
+        .collect();
+    let s = &systems[0];
+    let at = |needle: &str| s.find(needle).unwrap_or_else(|| panic!("{needle} in {s}"));
+    assert!(at("CUSTOM-IDENTITY") < at("GLOBAL-RULES"));
+    assert!(
+        at("GLOBAL-RULES") < at("PROJECT-RULES"),
+        "global, then root→cwd"
+    );
+    assert!(at("PROJECT-RULES") < at("PKG-RULES"));
+    assert!(at("PKG-RULES") < at("EXTRA-ONE"));
+    assert!(at("EXTRA-ONE") < at("EXTRA-TWO"));
+    // --no-context-files drops AGENTS.md but keeps the rest.
+    assert!(!systems[1].contains("RULES"), "{}", systems[1]);
+    assert!(systems[1].contains("CUSTOM-IDENTITY") && systems[1].contains("EXTRA-TWO"));
+    // --system-prompt replaces the base prompt ($ZUT_HOME/SYSTEM.md).
+    assert!(systems[2].contains("FLAG-IDENTITY"));
+    assert!(!systems[2].contains("CUSTOM-IDENTITY"));
+}
+
+#[tokio::test]
+async fn h14_interception_runs_in_print_and_json_modes() {
+    let env = TestEnv::new();
+    zut_test_support::install_rust_example("guard", &env.global_dir("guard"));
+    let server = LlmServer::start().await.unwrap();
+    for _ in 0..2 {
+        server.push(Script::anthropic_tool_call(
+            "t1",
+            "bash",
+            r#"{"command":"rm -rf /","timeout":5}"#,
+        ));
+        server.push(Script::anthropic_text("gave up"));
+    }
+    let r = zut_llm(&env, &server, &["--json", "clean"], None).await;
+    assert_eq!(r.code, 0, "{r:?}");
+    let events = json_lines(&r.stdout);
+    let result = events
+        .iter()
+        .find(|e| e["type"] == "tool_result")
+        .expect("tool_result event");
+    assert_eq!(result["is_error"], true);
+    assert!(
+        result["content"].to_string().contains("refused"),
+        "{result}"
+    );
+    assert!(!events.iter().any(|e| e["type"] == "tool_execution_started"));
+    let r = zut_llm(&env, &server, &["-p", "clean"], None).await;
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.stdout, "gave up\n");
+    let reqs = server.requests();
+    assert!(
+        reqs[3].raw_body.contains("refused"),
+        "the model saw the reason"
+    );
+}
