@@ -382,3 +382,115 @@ async fn h14_interception_runs_in_print_and_json_modes() {
         "the model saw the reason"
     );
 }
+
+#[tokio::test]
+async fn ctrl_c_aborts_a_streaming_request_and_a_running_bash_command() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    // First prompt: the stream hangs after two frames; second: bash sleeps.
+    server.push(Script::anthropic_text("partial answer that never ends").hang_after(3));
+    server.push(Script::anthropic_tool_call(
+        "t1",
+        "bash",
+        r#"{"command":"sleep 300","timeout":600}"#,
+    ));
+    for (expected_requests, wait_for_sleep) in [(1usize, false), (2, true)] {
+        let mut cmd = zut_cmd(&env, &[]);
+        cmd.args([
+            "--provider",
+            "anthropic",
+            "--base-url",
+            &server.url(),
+            "--api-key",
+            "k",
+            "--no-ext",
+            "--json",
+            "go",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+        let child = cmd.spawn().unwrap();
+        let pid = child.id() as i32;
+        // Wait until the request is in flight (and bash has started).
+        let mut sleep_pid = None;
+        for _ in 0..200 {
+            let in_flight = server.requests().len() >= expected_requests;
+            sleep_pid = sleep_pid.or_else(|| sleep_child(pid));
+            if in_flight && (!wait_for_sleep || sleep_pid.is_some()) {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        // SAFETY: plain kill(2) on our own child.
+        unsafe { libc::kill(pid, libc::SIGINT) };
+        let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+            .await
+            .unwrap();
+        let r = Run::from(out);
+        assert_eq!(r.code, 130, "{r:?}");
+        let events = json_lines(&r.stdout);
+        let ends: Vec<&Value> = events.iter().filter(|e| e["type"] == "turn_end").collect();
+        if wait_for_sleep {
+            let result = events.iter().find(|e| e["type"] == "tool_result").unwrap();
+            assert_eq!(result["is_error"], true, "{result}");
+        } else {
+            assert_eq!(ends.last().unwrap()["stop"], "aborted", "{events:?}");
+        }
+        if let Some(sleep) = sleep_pid {
+            let gone = || {
+                std::fs::read_to_string(format!("/proc/{sleep}/stat"))
+                    .map(|s| {
+                        s.rsplit_once(')')
+                            .is_some_and(|(_, r)| r.trim_start().starts_with('Z'))
+                    })
+                    .unwrap_or(true)
+            };
+            for _ in 0..100 {
+                if gone() {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            assert!(gone(), "bash's process group was killed");
+        } else {
+            assert!(!wait_for_sleep, "the sleep never started");
+        }
+    }
+}
+
+/// The pid of a `sleep 300` descended from `pid`, if one runs.
+fn sleep_child(pid: i32) -> Option<i32> {
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|p| {
+        let stat = std::fs::read_to_string(p.path().join("stat")).unwrap_or_default();
+        let cmdline = std::fs::read(p.path().join("cmdline")).unwrap_or_default();
+        let is_sleep = cmdline.starts_with(b"sleep\0300");
+        (is_sleep && descends_from(&stat, pid))
+            .then(|| p.file_name().to_str()?.parse().ok())
+            .flatten()
+    })
+}
+
+fn descends_from(stat: &str, ancestor: i32) -> bool {
+    let mut stat = stat.to_string();
+    for _ in 0..16 {
+        // Fields after the ")" of the command: state, ppid, pgrp, ...
+        let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r.to_string()) else {
+            return false;
+        };
+        let ppid: i32 = rest
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(0);
+        if ppid == ancestor {
+            return true;
+        }
+        if ppid <= 1 {
+            return false;
+        }
+        stat = std::fs::read_to_string(format!("/proc/{ppid}/stat")).unwrap_or_default();
+    }
+    false
+}
