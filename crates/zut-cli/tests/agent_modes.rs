@@ -465,7 +465,7 @@ fn sleep_child(pid: i32) -> Option<i32> {
     std::fs::read_dir("/proc").ok()?.flatten().find_map(|p| {
         let stat = std::fs::read_to_string(p.path().join("stat")).unwrap_or_default();
         let cmdline = std::fs::read(p.path().join("cmdline")).unwrap_or_default();
-        let is_sleep = cmdline.starts_with(b"sleep\0300");
+        let is_sleep = cmdline.starts_with(b"sleep\x00300");
         (is_sleep && descends_from(&stat, pid))
             .then(|| p.file_name().to_str()?.parse().ok())
             .flatten()
