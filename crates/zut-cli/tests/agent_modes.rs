@@ -494,3 +494,50 @@ fn descends_from(stat: &str, ancestor: i32) -> bool {
     }
     false
 }
+
+#[tokio::test]
+async fn submit_and_panels_are_ignored_with_a_note_in_print_mode() {
+    let env = TestEnv::new();
+    zut_test_support::python_extension(
+        &env.global_dir("pushy"),
+        "pushy",
+        r#"import json, sys
+def emit(o):
+    sys.stdout.write(json.dumps(o) + "\n"); sys.stdout.flush()
+emit({"type": "hello", "protocol_version": 2, "name": "pushy", "version": "1.0.0"})
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello_ack":
+        emit({"type": "subscribe", "events": ["session_start"]})
+        emit({"type": "ready"})
+    elif msg["type"] == "event":
+        emit({"type": "submit", "text": "run me"})
+        emit({"type": "open_panel", "panel": {"id": "gate", "title": "Approve?", "lines": ["x"]}})
+    elif msg["type"] == "shutdown":
+        emit({"type": "shutdown_ack"})
+        break
+"#,
+    );
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_text("answer").delay_ms(300));
+    let r = zut_llm(&env, &server, &["-p", "go"], None).await;
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.stdout, "answer\n");
+    assert!(
+        r.stderr
+            .contains("[pushy] submit ignored: submitting a prompt needs the interactive mode"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("[pushy] open_panel ignored: panels need the interactive mode"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(
+        server.requests().len(),
+        1,
+        "the submitted text is not a prompt"
+    );
+}

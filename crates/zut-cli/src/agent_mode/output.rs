@@ -80,9 +80,18 @@ impl Output {
             UiKind::Notify { level, message } => {
                 eprintln!("[{}] {}: {}", ev.extension, level, message);
             }
-            UiKind::Submit { .. } | UiKind::SubmitSlash { .. } | UiKind::OpenPanel(_) => {
-                tracing::debug!(extension = %ev.extension, "UI frame ignored outside the interactive mode");
-            }
+            UiKind::Submit { .. } => eprintln!(
+                "[{}] submit ignored: submitting a prompt needs the interactive mode",
+                ev.extension
+            ),
+            UiKind::SubmitSlash { .. } => eprintln!(
+                "[{}] submit_slash ignored: it needs the interactive mode",
+                ev.extension
+            ),
+            UiKind::OpenPanel(_) => eprintln!(
+                "[{}] open_panel ignored: panels need the interactive mode",
+                ev.extension
+            ),
             _ => {}
         }
     }
