@@ -3,11 +3,12 @@
 use std::sync::Arc;
 
 use serde_json::Value;
+use zut_protocol::limits::MAX_STATE_BYTES;
 use zut_protocol::{encode_line, CommandInvoked, CommandResponse, HostFrame, ToolCall};
 
 use crate::extension::{Extension, PendingGuard, Reply, ReplyKind};
 use crate::shared::Shared;
-use crate::tool_result::{convert, state_too_large, ToolOutcome};
+use crate::tool_result::{convert, state_size, ToolOutcome};
 
 /// A command's reply, with its owner.
 #[derive(Debug, Clone, PartialEq)]
@@ -164,8 +165,11 @@ pub(crate) async fn call_tool(shared: &Shared, name: &str, args: Value) -> ToolO
     )
     .await;
     let ext_name = ext.name.as_str();
-    let mut out = match reply {
-        Ok(Reply::Tool(raw)) => convert(ext_name, name, raw),
+    let (mut out, raw_details_len) = match reply {
+        Ok(Reply::Tool(raw, raw_details_len)) => {
+            let out = convert(ext_name, name, raw);
+            (out, raw_details_len)
+        }
         Ok(_) | Err(RequestError::Disconnected) => {
             return ToolOutcome::failed(ext_name, name, "extension disconnected")
         }
@@ -181,10 +185,10 @@ pub(crate) async fn call_tool(shared: &Shared, name: &str, args: Value) -> ToolO
     };
     if let Some(details) = &out.details {
         if shared.config.persist_state {
-            if state_too_large(details) {
+            let size = raw_details_len.unwrap_or_else(|| state_size(details));
+            if size > MAX_STATE_BYTES {
                 ext.warn(format!(
-                    "tool {name} returned details over {} bytes; tool result state could not be persisted",
-                    zut_protocol::limits::MAX_STATE_BYTES
+                    "tool {name} returned {size} bytes of details, over the {MAX_STATE_BYTES}-byte limit; tool result state could not be persisted"
                 ));
                 out =
                     ToolOutcome::error(ext_name, name, "tool result state could not be persisted");

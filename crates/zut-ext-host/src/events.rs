@@ -10,12 +10,20 @@ use crate::shared::Shared;
 
 /// Sends `event` to every live subscriber, in load order. Never blocks:
 /// each extension's ordered outbox absorbs it (bounded, drop-oldest).
+/// A `tool_args` of JSON `null` (the model sent no arguments) is omitted
+/// from the frame, like every other empty optional field.
 pub(crate) fn emit(shared: &Shared, event: &Event) {
     let mut bytes: Option<Vec<u8>> = None;
     for ext in shared.extensions() {
         if ext.is_alive() && ext.subscribed(&event.event) {
             let line = bytes
-                .get_or_insert_with(|| encode_line(&HostFrame::Event(event.clone())))
+                .get_or_insert_with(|| {
+                    let mut event = event.clone();
+                    if event.tool_args.as_ref().is_some_and(Value::is_null) {
+                        event.tool_args = None;
+                    }
+                    encode_line(&HostFrame::Event(event))
+                })
                 .clone();
             ext.send_one_way(line);
         }

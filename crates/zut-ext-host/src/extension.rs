@@ -17,12 +17,19 @@ use crate::outbox::{Outbox, Pushed};
 
 /// Most diagnostics kept per extension; later ones are counted only.
 const MAX_DIAGNOSTICS: usize = 200;
+/// Most `[zut]` warning lines written to one extension's log per run;
+/// later ones are counted only, so a misbehaving extension cannot make
+/// the host grow its log without bound.
+pub(crate) const MAX_LOGGED_WARNINGS: usize = 1000;
 
 /// A reply to one of the host's requests.
 #[derive(Debug)]
 pub(crate) enum Reply {
     Command(CommandResponse),
-    Tool(ToolResult),
+    /// A tool result and, when it carries `details`, the byte length of
+    /// the raw `details` JSON as the extension wrote it (the 256 KiB cap
+    /// is measured on that, protocol §8.5).
+    Tool(ToolResult, Option<usize>),
     Intercept(EventInterceptResponse),
     /// The extension went away before replying.
     Disconnected,
@@ -40,7 +47,7 @@ impl Reply {
     fn kind(&self) -> Option<ReplyKind> {
         match self {
             Self::Command(_) => Some(ReplyKind::Command),
-            Self::Tool(_) => Some(ReplyKind::Tool),
+            Self::Tool(..) => Some(ReplyKind::Tool),
             Self::Intercept(_) => Some(ReplyKind::Intercept),
             Self::Disconnected => None,
         }
@@ -56,7 +63,14 @@ pub(crate) struct ExtState {
     pub tools: Vec<Registration>,
     pub diagnostics: Vec<String>,
     pub suppressed_diagnostics: usize,
-    pub bad_frames: usize,
+    /// Warning lines written to the log (see [`MAX_LOGGED_WARNINGS`]).
+    pub logged_warnings: usize,
+    /// Warning lines not written because the budget was spent.
+    pub unlogged_warnings: usize,
+    /// One-way frames dropped because the extension does not read stdin.
+    pub dropped_events: u64,
+    /// `dropped_events` when the last drop line was logged.
+    pub dropped_events_logged: u64,
     pub replayed_session_event: bool,
 }
 
@@ -154,11 +168,63 @@ impl Extension {
         }
     }
 
-    /// Records a diagnostic and the same text as a `[zut]` log line.
+    /// Records a diagnostic and the same text as a `[zut]` log line. Both
+    /// are bounded: past [`MAX_DIAGNOSTICS`] / [`MAX_LOGGED_WARNINGS`] they
+    /// are only counted (the counts show in doctor and at disconnect).
     pub fn warn(&self, msg: impl Into<String>) {
         let msg = msg.into();
-        self.log_marker(&msg);
+        self.log_warning(&msg);
         self.diagnose(msg);
+    }
+
+    /// Like [`Extension::warn`] for the few once-per-process events that
+    /// must never be lost to a spent budget (why the extension was
+    /// disconnected).
+    pub fn warn_always(&self, msg: impl Into<String>) {
+        let msg = msg.into();
+        self.log_marker(&msg);
+        self.state().diagnostics.push(msg);
+    }
+
+    /// Appends a `[zut]` warning line within the per-extension budget.
+    pub fn log_warning(&self, text: &str) {
+        let verdict = {
+            let mut st = self.state();
+            if st.logged_warnings < MAX_LOGGED_WARNINGS {
+                st.logged_warnings += 1;
+                Some(st.logged_warnings == MAX_LOGGED_WARNINGS)
+            } else {
+                st.unlogged_warnings += 1;
+                None
+            }
+        };
+        if let Some(last) = verdict {
+            self.log_marker(text);
+            if last {
+                self.log_marker(&format!(
+                    "{MAX_LOGGED_WARNINGS} warnings logged; further ones are counted, not logged"
+                ));
+            }
+        }
+    }
+
+    /// Log lines summarising what was only counted: warnings past the
+    /// budget and dropped event frames not yet reported. Written when the
+    /// extension disconnects.
+    pub fn log_counters(&self) {
+        let (unlogged, dropped) = {
+            let mut st = self.state();
+            let dropped =
+                (st.dropped_events > st.dropped_events_logged).then_some(st.dropped_events);
+            st.dropped_events_logged = st.dropped_events;
+            (std::mem::take(&mut st.unlogged_warnings), dropped)
+        };
+        if unlogged > 0 {
+            self.log_marker(&format!("{unlogged} more warnings were not logged"));
+        }
+        if let Some(n) = dropped {
+            self.log_marker(&format!("{n} event frames dropped in total"));
+        }
     }
 
     pub fn log_marker(&self, text: &str) {
@@ -220,14 +286,31 @@ impl Extension {
         }
     }
 
-    /// Queues a one-way frame, reporting drops.
+    /// Queues a one-way frame, counting drops. Drops are aggregated, not
+    /// reported one by one: doctor shows one diagnostic with the count
+    /// ([`dropped_events_diagnostic`]) and the log gets a line
+    /// when the count reaches 1, 2, 4, 8, … (so a flood of drops costs a
+    /// logarithmic number of lines), plus the total at disconnect.
     pub fn send_one_way(&self, bytes: Vec<u8>) {
         match self.outbox.push_one_way(bytes) {
             Ok(Pushed::Queued) | Err(_) => {}
-            Ok(Pushed::DroppedOldest) => self.warn(format!(
-                "event frame dropped: the extension is not reading its stdin ({} frames queued)",
-                zut_protocol::limits::EVENT_QUEUE
-            )),
+            Ok(Pushed::DroppedOldest) => {
+                let log = {
+                    let mut st = self.state();
+                    st.dropped_events += 1;
+                    let n = st.dropped_events;
+                    n.is_power_of_two().then(|| {
+                        st.dropped_events_logged = n;
+                        n
+                    })
+                };
+                if let Some(n) = log {
+                    self.log_marker(&format!(
+                        "event frames dropped: {n} so far; the extension is not reading its stdin (at most {} queued)",
+                        zut_protocol::limits::EVENT_QUEUE
+                    ));
+                }
+            }
         }
     }
 
@@ -235,6 +318,16 @@ impl Extension {
     pub fn log_path(&self) -> Option<PathBuf> {
         self.log.as_ref().map(|l| l.path().to_path_buf())
     }
+}
+
+/// The aggregated doctor diagnostic for `n` dropped event frames.
+pub(crate) fn dropped_events_diagnostic(n: u64) -> Option<String> {
+    (n > 0).then(|| {
+        format!(
+            "event frames dropped: {n}; the extension is not reading its stdin (at most {} queued, oldest dropped first)",
+            zut_protocol::limits::EVENT_QUEUE
+        )
+    })
 }
 
 /// Removes a pending entry when a request future is dropped or finishes.

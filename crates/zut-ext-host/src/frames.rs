@@ -13,9 +13,6 @@ use crate::registry::{Claim, CommandInfo, ToolDef};
 use crate::shared::Shared;
 use crate::ui::UiKind;
 
-/// After this many bad frames, further ones are counted but not logged.
-const MAX_LOGGED_BAD_FRAMES: usize = 1000;
-
 pub(crate) async fn handle_frame(shared: &Arc<Shared>, ext: &Arc<Extension>, line: &[u8]) {
     let frame = match decode_ext_frame(line) {
         Ok(frame) => frame,
@@ -47,7 +44,14 @@ pub(crate) async fn handle_frame(shared: &Arc<Shared>, ext: &Arc<Extension>, lin
             crate::events::replay_on_ready(shared, ext);
         }
         ExtFrame::CommandResponse(r) => ext.deliver(&r.id.clone(), Reply::Command(r)),
-        ExtFrame::ToolResult(r) => ext.deliver(&r.id.clone(), Reply::Tool(r)),
+        ExtFrame::ToolResult(r) => {
+            let raw_len = if r.details.is_some() && shared.config.persist_state {
+                raw_details_len(line)
+            } else {
+                None
+            };
+            ext.deliver(&r.id.clone(), Reply::Tool(r, raw_len))
+        }
         ExtFrame::EventInterceptResponse(r) => ext.deliver(&r.id.clone(), Reply::Intercept(r)),
         ExtFrame::Notify(n) => {
             shared
@@ -140,7 +144,7 @@ pub(crate) async fn handle_frame(shared: &Arc<Shared>, ext: &Arc<Extension>, lin
                     )
                     .await
             } else {
-                ext.log_marker(&format!(
+                ext.log_warning(&format!(
                     "submit_slash refused (not a slash command): {:?}",
                     s.text
                 ));
@@ -174,12 +178,23 @@ pub(crate) async fn handle_frame(shared: &Arc<Shared>, ext: &Arc<Extension>, lin
     }
 }
 
+/// Byte length of the `details` value of a `tool_result` line exactly as
+/// the extension wrote it (whitespace and escapes included), or `None` if
+/// it is absent or `null`. Only called for results that carry `details`.
+pub(crate) fn raw_details_len(line: &[u8]) -> Option<usize> {
+    #[derive(serde::Deserialize)]
+    struct Details<'a> {
+        #[serde(borrow, default)]
+        details: Option<&'a serde_json::value::RawValue>,
+    }
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    serde_json::from_slice::<Details<'_>>(line)
+        .ok()?
+        .details
+        .map(|raw| raw.get().len())
+}
+
 fn bad_frame(ext: &Extension, err: &DecodeError) {
-    let count = {
-        let mut st = ext.state();
-        st.bad_frames += 1;
-        st.bad_frames
-    };
     let (diag, log) = match err {
         DecodeError::Malformed(d) => (
             format!("malformed json frame: {d}"),
@@ -191,12 +206,7 @@ fn bad_frame(ext: &Extension, err: &DecodeError) {
         ),
     };
     ext.diagnose(diag);
-    if count <= MAX_LOGGED_BAD_FRAMES {
-        ext.log_marker(&log);
-        if count == MAX_LOGGED_BAD_FRAMES {
-            ext.log_marker("further malformed or unknown frames are counted but not logged");
-        }
-    }
+    ext.log_warning(&log);
 }
 
 fn register_command(shared: &Shared, ext: &Extension, rc: RegisterCommand) {
@@ -288,5 +298,25 @@ fn record_claim(
             ));
             SlotState::Shadowed
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::raw_details_len;
+
+    #[test]
+    fn raw_details_length_counts_the_bytes_as_written() {
+        let line = br#"{"type":"tool_result","id":"1","details": { "a" : "\u0041" } }"#;
+        assert_eq!(raw_details_len(line), Some(r#"{ "a" : "\u0041" }"#.len()));
+        assert_eq!(
+            raw_details_len(b"{\"type\":\"tool_result\",\"id\":\"1\",\"details\":[1]}\r"),
+            Some(3)
+        );
+        assert_eq!(
+            raw_details_len(br#"{"type":"tool_result","id":"1","details":null}"#),
+            None
+        );
+        assert_eq!(raw_details_len(br#"{"type":"tool_result","id":"1"}"#), None);
     }
 }

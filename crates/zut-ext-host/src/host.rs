@@ -10,6 +10,7 @@ use crate::calls::{CommandError, CommandReply};
 use crate::config::HostConfig;
 use crate::diagnostics::{ExtensionReport, Registration, SlotState};
 use crate::discovery::{Candidate, Planned};
+use crate::extension::dropped_events_diagnostic;
 use crate::intercept::{AssistantVerdict, ToolCallVerdict, TurnStartVerdict};
 use crate::load_error::LoadError;
 use crate::loader::load_all;
@@ -235,6 +236,7 @@ impl ExtensionHost {
                 let commands = settle(&st.commands, &|n| registry.owns_command(ext.idx, n));
                 let tools = settle(&st.tools, &|n| registry.owns_tool(ext.idx, n));
                 let mut diagnostics = st.diagnostics.clone();
+                diagnostics.extend(dropped_events_diagnostic(st.dropped_events));
                 if st.suppressed_diagnostics > 0 {
                     diagnostics.push(format!(
                         "{} more diagnostics suppressed",

@@ -121,7 +121,8 @@ pub(crate) async fn tool_call(
             event: EventName::TOOL_CALL.into(),
             tool_id: tool_id.into(),
             tool_name: tool_name.into(),
-            tool_args: Some(current.clone()),
+            // Omitted when the model sent no arguments (protocol §11.1).
+            tool_args: (!current.is_null()).then(|| current.clone()),
             ..Default::default()
         };
         let Some(r) = ask(shared, &ext, frame).await else {

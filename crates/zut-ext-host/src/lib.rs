@@ -48,4 +48,4 @@ pub use load_error::LoadError;
 pub use manifest::{ExecSpec, Manifest, ManifestError};
 pub use registry::{CommandInfo, ToolDef, RESERVED_TOOL_NAMES};
 pub use tool_result::{ToolContent, ToolOutcome};
-pub use ui::{ui_channel, UiEvent, UiKind, UiReceiver, UiSender};
+pub use ui::{ui_channel, widget_placement, UiEvent, UiKind, UiReceiver, UiSender};

@@ -140,6 +140,7 @@ async fn load_one(
     };
     if let Err(msg) = send_hello_ack(&mut stdin, ack, &log_str).await {
         kill_and_reap(pgid, &mut child).await;
+        log.marker(&format!("handshake failed: {msg}"));
         return Err(fail(&msg));
     }
     let ext = Arc::new(Extension::new(

@@ -112,12 +112,12 @@ async fn read_loop<R: AsyncBufRead + Unpin>(
 
 async fn on_disconnect(shared: &Arc<Shared>, ext: &Arc<Extension>, why: Disconnect) {
     match &why {
-        Disconnect::TooLong => ext.warn(format!(
+        Disconnect::TooLong => ext.warn_always(format!(
             "frame exceeds the {} MiB line limit ({} bytes); extension disconnected and stopped",
             zut_protocol::limits::MAX_INBOUND_LINE / (1024 * 1024),
             zut_protocol::limits::MAX_INBOUND_LINE
         )),
-        Disconnect::ReadError(e) => ext.warn(format!(
+        Disconnect::ReadError(e) => ext.warn_always(format!(
             "read from extension failed: {e}; extension disconnected"
         )),
         Disconnect::Eof | Disconnect::HostGone => {}
@@ -127,6 +127,7 @@ async fn on_disconnect(shared: &Arc<Shared>, ext: &Arc<Extension>, why: Disconne
     shared.registry().remove_extension(ext.idx);
     ext.fail_all_pending();
     ext.outbox.close();
+    ext.log_counters();
     ext.log_marker(&format!(
         "extension {} read loop exited at {}",
         ext.name,

@@ -3,7 +3,6 @@
 
 use base64::Engine;
 use serde_json::Value;
-use zut_protocol::limits::MAX_STATE_BYTES;
 
 /// One block of a tool result as the agent sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,16 +115,12 @@ pub(crate) fn convert(extension: &str, tool: &str, raw: zut_protocol::ToolResult
     }
 }
 
-/// Size of a state snapshot as persisted (compact JSON bytes).
+/// Size of a state snapshot re-serialised as compact JSON: the fallback
+/// when the raw bytes are not known (`null`).
 pub(crate) fn state_size(details: &Value) -> usize {
     serde_json::to_vec(details)
         .map(|v| v.len())
         .unwrap_or(usize::MAX)
-}
-
-/// Whether a snapshot is over the 256 KiB cap.
-pub(crate) fn state_too_large(details: &Value) -> bool {
-    state_size(details) > MAX_STATE_BYTES
 }
 
 #[cfg(test)]

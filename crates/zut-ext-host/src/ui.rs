@@ -20,8 +20,12 @@ pub struct UiEvent {
     pub kind: UiKind,
 }
 
-/// The UI frames, already normalised by the host (trimmed submits, blank
-/// keys dropped, widget positions resolved).
+/// The UI frames, checked by the host before they are forwarded: `submit`
+/// and `submit_slash` texts are trimmed (empty submits and slash texts not
+/// starting with `/` are dropped), a blank status `key` or widget `id`
+/// drops the frame, a whitespace-only status `text` becomes empty (which
+/// removes the item), and only `bell` alerts are forwarded. Widget
+/// positions are **not** rewritten: see [`UiKind::Widget`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum UiKind {
     /// One-shot note (`notify`); `message` may span lines.
@@ -44,7 +48,11 @@ pub enum UiKind {
     Widget {
         /// Widget id.
         id: String,
-        /// Position exactly as sent (RPC passes it through raw).
+        /// Position exactly as the extension sent it (may be empty,
+        /// `above_input`, `right_bar` or anything else), because RPC passes
+        /// it through raw. Renderers must place every widget with
+        /// [`widget_placement`], which resolves all of them to
+        /// `above_input` (protocol §6.10).
         position: String,
         /// Header.
         title: String,
@@ -97,6 +105,14 @@ pub enum UiKind {
     /// The extension is gone: discard all its notes, statuses, widgets and
     /// its open panel.
     ChromeClear,
+}
+
+/// Where a widget with `position` goes: always `above_input`. Empty,
+/// unknown and `right_bar` positions resolve to the same placement
+/// (protocol §6.10, conformance I6).
+pub fn widget_placement(position: &str) -> &'static str {
+    let _ = position;
+    "above_input"
 }
 
 /// Sending half handed to the host.

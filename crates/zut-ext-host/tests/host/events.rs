@@ -167,3 +167,95 @@ async fn details_update_state_and_replay_on_ready() {
     assert_eq!(got[0]["state"], json!(7));
     run.stop().await;
 }
+
+#[tokio::test]
+async fn absent_tool_args_are_omitted_from_events_and_intercepts() {
+    let env = TestEnv::new();
+    let dir = py_ext(
+        &env.global_dir("nullargs"),
+        "nullargs",
+        "hello()\nsend({'type': 'subscribe', 'events': ['tool_call'], 'intercept': ['tool_call']})\n\
+         send({'type': 'ready'})\n\
+         serve(lambda f: {'type': 'event_intercept_response', 'id': f['id']} if f['type'] == 'event_intercept' else None)",
+    );
+    let run = Run::start(env, |_| {}).await;
+    run.host.emit(&Event {
+        event: "tool_call".into(),
+        tool_id: "c1".into(),
+        tool_name: "read".into(),
+        tool_args: Some(serde_json::Value::Null),
+        ..Event::default()
+    });
+    let verdict = run
+        .host
+        .intercept_tool_call("c1", "read", &serde_json::Value::Null)
+        .await;
+    assert_eq!(
+        verdict,
+        zut_ext_host::ToolCallVerdict::Allow {
+            args: serde_json::Value::Null,
+            modified: false
+        }
+    );
+    // With arguments, they are sent.
+    run.host
+        .intercept_tool_call("c2", "read", &json!({"path": "x"}))
+        .await;
+    let events = wait_events(&dir, 1).await;
+    assert_eq!(events[0]["tool_id"], "c1");
+    assert!(events[0].get("tool_args").is_none(), "{}", events[0]);
+    let intercepts = received_of(&dir, "event_intercept");
+    assert_eq!(intercepts.len(), 2);
+    assert!(
+        intercepts[0].get("tool_args").is_none(),
+        "no `tool_args: null`: {}",
+        intercepts[0]
+    );
+    assert_eq!(intercepts[1]["tool_args"], json!({"path": "x"}));
+    let raw = std::fs::read_to_string(dir.join("received.jsonl")).unwrap();
+    assert!(!raw.contains(":null"), "{raw}");
+    run.stop().await;
+}
+
+/// The 256 KiB cap on `details` is measured on the bytes the extension
+/// wrote, not on a re-serialisation (protocol §8.5).
+#[tokio::test]
+async fn details_cap_is_measured_on_the_raw_bytes() {
+    let env = TestEnv::new();
+    py_ext(
+        &env.global_dir("rawstate"),
+        "rawstate",
+        "hello()\nsend({'type': 'register_tool', 'name': 'save'})\nsend({'type': 'ready'})\n\
+         def on(f):\n    if f['type'] != 'tool_call':\n        return None\n\
+         \x20   if f['args']['kind'] == 'padded':\n\
+         \x20       # 3,000 small numbers padded with spaces: ~300 KiB as written, ~6 KiB compact.\n\
+         \x20       details = '[' + (',' + ' ' * 100).join(['1'] * 3000) + ']'\n\
+         \x20   else:\n\
+         \x20       # 60,000 × `1e2`: ~240 KiB as written, ~360 KiB re-serialised as 100.0.\n\
+         \x20       details = '[' + ','.join(['1e2'] * 60000) + ']'\n\
+         \x20   raw('{\"type\":\"tool_result\",\"id\":' + json.dumps(f['id']) + ',\"content\":[{\"type\":\"text\",\"text\":\"ok\"}],\"details\":' + details + '}\\n')\n\
+         serve(on)",
+    );
+    let run = Run::start(env, |c| c.persist_state = true).await;
+    let out = run.host.call_tool("save", json!({"kind": "padded"})).await;
+    assert!(out.is_error, "{out:?}");
+    assert_eq!(out.text(), "tool result state could not be persisted");
+    assert!(!run.host.states().contains_key("rawstate"));
+    let r = run.report_of("rawstate");
+    assert!(
+        has_diag(&r, "over the 262144-byte limit"),
+        "{:?}",
+        r.diagnostics
+    );
+    assert!(run
+        .env
+        .log("rawstate")
+        .contains("tool result state could not be persisted"));
+
+    let out = run.host.call_tool("save", json!({"kind": "short"})).await;
+    assert!(!out.is_error, "{out:?}");
+    assert_eq!(out.text(), "ok");
+    let state = run.host.states().get("rawstate").cloned().unwrap();
+    assert_eq!(state.as_array().map(Vec::len), Some(60_000));
+    run.stop().await;
+}

@@ -66,6 +66,10 @@ async fn c2_signal_before_hello() {
         "{msg}"
     );
     assert!(msg.contains("ext-sig.log"), "{msg}");
+    assert!(run
+        .env
+        .log("sig")
+        .contains("[zut] handshake failed: extension exited before hello: signal: terminated"));
     drop(run);
 }
 
@@ -125,12 +129,12 @@ async fn c4_wrong_or_missing_protocol_version() {
 #[tokio::test]
 async fn c5_first_frame_not_hello_or_empty_name() {
     let env = TestEnv::new();
-    py_ext(
+    let notify_first = py_ext(
         &env.global_dir("notify-first"),
         "notify-first",
         "send({'type': 'notify', 'message': 'hi'})\ntime.sleep(60)",
     );
-    py_ext(
+    let empty_name = py_ext(
         &env.global_dir("empty-name"),
         "empty-name",
         "send({'type': 'hello', 'protocol_version': 2, 'name': ''})\ntime.sleep(60)",
@@ -144,6 +148,50 @@ async fn c5_first_frame_not_hello_or_empty_name() {
     assert!(errs
         .iter()
         .any(|e| e.contains("empty-name") && e.contains("first frame must be hello")));
+    // What the host did: nothing registered, both processes killed and
+    // reaped, no hello_ack sent; what it reported: the log lines.
+    assert!(run.host.reports().is_empty());
+    for (dir, name) in [(notify_first, "notify-first"), (empty_name, "empty-name")] {
+        let pid = pid_of(&dir).await;
+        assert!(eventually(Duration::from_secs(5), || !process_alive(pid)).await);
+        assert!(received(&dir).is_empty(), "no hello_ack for {name}");
+        assert!(
+            run.env
+                .log(name)
+                .contains("[zut] handshake failed: first frame must be hello"),
+            "{}",
+            run.env.log(name)
+        );
+    }
+    assert!(run.ui.events().is_empty(), "the early notify is not shown");
+}
+
+#[tokio::test]
+async fn hello_ack_write_failure_is_reported_and_logged() {
+    let env = TestEnv::new();
+    // Stdin is closed before hello, so writing hello_ack must fail (EPIPE).
+    let dir = py_ext(
+        &env.global_dir("deafborn"),
+        "deafborn",
+        "sys.stdin.close()\nos.close(0)\nsend({'type': 'hello', 'protocol_version': 2, 'name': NAME})\n\
+         time.sleep(60)",
+    );
+    let run = Run::start(env, |_| {}).await;
+    let msg = run.errors().join("\n");
+    assert!(
+        msg.contains("send hello_ack (stderr log: ") && msg.contains("ext-deafborn.log"),
+        "{msg}"
+    );
+    assert!(run.host.reports().is_empty(), "nothing registered");
+    let pid = pid_of(&dir).await;
+    assert!(eventually(Duration::from_secs(5), || !process_alive(pid)).await);
+    assert!(
+        run.env
+            .log("deafborn")
+            .contains("[zut] handshake failed: send hello_ack (stderr log: "),
+        "{}",
+        run.env.log("deafborn")
+    );
 }
 
 #[tokio::test]
@@ -188,6 +236,10 @@ async fn c7a_closed_stdout_without_exiting() {
     );
     let pid = pid_of(&dir).await;
     assert!(eventually(Duration::from_secs(5), || !process_alive(pid)).await);
+    assert!(run
+        .env
+        .log("closer")
+        .contains("[zut] handshake failed: extension closed stdout before hello"));
 }
 
 #[tokio::test]

@@ -112,17 +112,82 @@ async fn extension_not_reading_stdin_gets_bounded_events_with_a_diagnostic() {
         started.elapsed() < Duration::from_secs(10),
         "emit never blocks"
     );
+    // What it reported: one aggregated diagnostic with the count, and a
+    // logarithmic number of log lines (at 1, 2, 4, … drops), not one per
+    // dropped frame.
     assert!(
         eventually(Duration::from_secs(5), || has_diag(
             &run.report_of("deaf"),
-            "event frame dropped"
+            "event frames dropped: "
         ))
         .await
     );
-    assert!(run.env.log("deaf").contains("event frame dropped"));
+    let r = run.report_of("deaf");
+    let drops: Vec<&String> = r
+        .diagnostics
+        .iter()
+        .filter(|d| d.contains("event frames dropped"))
+        .collect();
+    assert_eq!(drops.len(), 1, "{:?}", r.diagnostics);
+    let dropped: u64 = drops[0]
+        .trim_start_matches("event frames dropped: ")
+        .split(';')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    // What it did: at most 64 frames waited, the rest (minus what the pipe
+    // took) were dropped.
+    assert!(dropped > 4_000 && dropped < 5_000, "{dropped}");
+    let log = run.env.log("deaf");
+    let lines = log.matches("event frames dropped: ").count();
+    assert!(
+        (1..=14).contains(&lines),
+        "{lines} drop lines for {dropped} drops"
+    );
     assert_eq!(run.host.call_tool("h", json!({})).await.text(), "h:{}");
     run.stop().await;
     assert!(run.host.pids().is_empty());
+}
+
+/// A flood of bad frames is reported without growing the log (or the
+/// doctor report) without bound, and the extension stays usable.
+#[tokio::test]
+async fn a_flood_of_bad_frames_has_bounded_log_and_diagnostics() {
+    let env = TestEnv::new();
+    py_ext(
+        &env.global_dir("spew"),
+        "spew",
+        "hello()\nsend({'type': 'register_tool', 'name': 't'})\nsend({'type': 'ready'})\n\
+         raw('not json\\n' * 2000 + '{\"type\":\"submit_slash\",\"text\":\"x\"}\\n' * 2000)\n\
+         serve(lambda f: text(f, 'ok') if f['type'] == 'tool_call' else None)",
+    );
+    let run = Run::start(env, |_| {}).await;
+    assert_eq!(run.host.call_tool("t", json!({})).await.text(), "ok");
+    let r = run.report_of("spew");
+    assert!(r.alive);
+    assert!(r.diagnostics.len() <= 202, "{}", r.diagnostics.len());
+    assert!(
+        r.diagnostics
+            .iter()
+            .any(|d| d.ends_with("more diagnostics suppressed")),
+        "{:?}",
+        r.diagnostics.last()
+    );
+    let log = run.env.log("spew");
+    let zut_lines = log.lines().filter(|l| l.starts_with("[zut] ")).count();
+    assert!(zut_lines <= 1_010, "{zut_lines} [zut] lines");
+    assert!(log.contains("1000 warnings logged; further ones are counted, not logged"));
+    run.stop().await;
+    // At disconnect the count of what was not logged is written.
+    assert!(
+        eventually(Duration::from_secs(5), || run
+            .env
+            .log("spew")
+            .contains("[zut] 3000 more warnings were not logged"))
+        .await,
+        "{}",
+        run.env.log("spew")
+    );
 }
 
 #[tokio::test]

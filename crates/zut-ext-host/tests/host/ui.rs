@@ -147,6 +147,11 @@ async fn i4_i6_status_and_widgets() {
             UiKind::WidgetClear { id: "plan".into() },
         ]
     );
+    // I6: positions reach the embedder raw (RPC needs them) and every one
+    // of them resolves to the same placement.
+    for p in ["right_bar", "", "weird", "above_input"] {
+        assert_eq!(zut_ext_host::widget_placement(p), "above_input");
+    }
     run.stop().await;
 }
 
