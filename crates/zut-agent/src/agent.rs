@@ -91,9 +91,13 @@ impl Agent {
         self.transcript.push(user);
         let outcome = self.run_steps(cancel, sink).await;
         match &outcome {
-            PromptOutcome::Failed { message } => sink(AgentEvent::Error {
-                message: message.clone(),
-            }),
+            // rpc.md §4.2: a failed prompt ends with `error`, then `done`.
+            PromptOutcome::Failed { message } => {
+                sink(AgentEvent::Error {
+                    message: message.clone(),
+                });
+                sink(AgentEvent::Done);
+            }
             _ => sink(AgentEvent::Done),
         }
         outcome
@@ -155,9 +159,11 @@ impl Agent {
             cumulative.add(&this);
             sink(AgentEvent::Usage(UsageEvent { this, cumulative }));
             let message = completion.message;
-            if let Some(shown) = self.show_assistant(&message, sink).await {
-                final_text = shown;
-            }
+            // A blocked message shows nothing: the final text is empty.
+            final_text = self
+                .show_assistant(&message, sink)
+                .await
+                .unwrap_or_default();
             let calls: Vec<(String, String, serde_json::Value)> = message
                 .tool_calls()
                 .map(|(id, name, args)| (id.to_string(), name.to_string(), args.clone()))
@@ -177,6 +183,16 @@ impl Agent {
             }
             let mut results = Vec::with_capacity(calls.len());
             for (id, name, args) in calls {
+                if cancel.is_cancelled() {
+                    // Every call still gets a result (the transcript stays
+                    // valid for the next prompt), but nothing more runs.
+                    results.push(crate::tool_exec::not_run(
+                        sink,
+                        &id,
+                        "aborted before it ran",
+                    ));
+                    continue;
+                }
                 results.push(
                     self.run_tool_call(&tools, &id, &name, args, cancel, sink)
                         .await,

@@ -187,3 +187,15 @@ fn finish(sink: EventSink<'_>, id: &str, is_error: bool, content: Vec<Part>) -> 
         content,
     }
 }
+
+/// The error result of a call that was never run (the prompt was aborted).
+pub(crate) fn not_run(sink: EventSink<'_>, id: &str, why: &str) -> Part {
+    finish(
+        sink,
+        id,
+        true,
+        vec![Part::Text {
+            text: why.to_string(),
+        }],
+    )
+}
