@@ -109,7 +109,6 @@ impl Agent {
         sink: EventSink<'_>,
     ) -> PromptOutcome {
         let mut cumulative = UsageCounts::default();
-        let mut final_text = String::new();
         for step in 1..=u64::from(self.config.max_steps.max(1)) {
             if cancel.is_cancelled() {
                 return PromptOutcome::Aborted;
@@ -160,7 +159,7 @@ impl Agent {
             sink(AgentEvent::Usage(UsageEvent { this, cumulative }));
             let message = completion.message;
             // A blocked message shows nothing: the final text is empty.
-            final_text = self
+            let final_text = self
                 .show_assistant(&message, sink)
                 .await
                 .unwrap_or_default();
