@@ -11,9 +11,9 @@
 //!   (target: median < 0.6 ms);
 //! - `dispatch/tool_call_roundtrip_raw`, `dispatch/intercept_1_raw`: the
 //!   same against `bench_ext --raw`, which answers on its reading thread
-//!   instead of starting a thread per request like the SDK does: the
-//!   difference to the SDK figures is the SDK's share, the rest is the
-//!   host plus two pipe hops and process wake-ups.
+//!   instead of handing each request to a pooled worker thread like the
+//!   SDK does: the difference to the SDK figures is the SDK's share, the
+//!   rest is the host plus two pipe hops and process wake-ups.
 //!
 //! After criterion, the bench also times every call individually
 //! (`ZUT_BENCH_SAMPLES` per case, default 2000, the cases interleaved

@@ -14,6 +14,7 @@ use crate::error::SdkError;
 use crate::handle::Handle;
 use crate::handlers::Registry;
 use crate::host_info::HostInfo;
+use crate::pool::Pool;
 use crate::reader::LineReader;
 use crate::response::Response;
 use crate::runtime::{Runtime, MAX_HOST_LINE};
@@ -277,6 +278,7 @@ impl Extension {
             registry: Arc::new(self.registry),
             handle,
             host,
+            pool: Pool::new(),
         };
         runtime.serve(&mut lines)
     }

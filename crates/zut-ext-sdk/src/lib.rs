@@ -19,9 +19,11 @@
 //!
 //! The SDK is blocking and uses plain std threads (no async runtime):
 //! the reader runs on the thread that calls `run`; every command, tool
-//! and intercept request runs on its own thread; panel callbacks run on
-//! one thread per panel id; event handlers run on the reader. Stdout
-//! carries protocol frames only: log with [`Handle::log`] (stderr).
+//! and intercept request runs on a worker thread of its own for as long as
+//! it takes (workers are reused once idle, so handlers may block without
+//! delaying other requests); panel callbacks run on one thread per panel
+//! id; event handlers run on the reader. Stdout carries protocol frames
+//! only: log with [`Handle::log`] (stderr).
 
 #![warn(missing_docs)]
 
@@ -33,6 +35,7 @@ mod handle;
 mod handlers;
 mod host_info;
 mod panels;
+mod pool;
 mod reader;
 mod response;
 mod runtime;

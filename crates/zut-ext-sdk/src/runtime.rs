@@ -2,15 +2,15 @@
 //!
 //! Threading model: the reader runs on the caller's thread of
 //! [`crate::Extension::run`]. Command, tool and intercept handlers each run
-//! on a fresh thread, so a blocking handler never stalls the reader.
-//! Event handlers run synchronously on the reader (keep them short). Panel
-//! callbacks run on one worker thread per panel id.
+//! on a worker thread of a [`Pool`] (an idle worker is reused, otherwise a
+//! new one is started), so a blocking handler never stalls the reader or
+//! another request. Event handlers run synchronously on the reader (keep
+//! them short). Panel callbacks run on one worker thread per panel id.
 
 use std::any::Any;
 use std::io::BufRead;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
-use std::thread;
 
 use zut_protocol::limits::MAX_INBOUND_LINE;
 use zut_protocol::{
@@ -23,6 +23,7 @@ use crate::error::SdkError;
 use crate::handle::Handle;
 use crate::handlers::Registry;
 use crate::host_info::HostInfo;
+use crate::pool::Pool;
 use crate::reader::LineReader;
 use crate::response::Response;
 use crate::tool_result::ToolResult;
@@ -35,6 +36,9 @@ pub(crate) struct Runtime {
     pub(crate) registry: Arc<Registry>,
     pub(crate) handle: Handle,
     pub(crate) host: Arc<HostInfo>,
+    /// Workers for command, tool and intercept handlers; closed (idle
+    /// workers exit, running handlers finish) when the runtime is dropped.
+    pub(crate) pool: Pool,
 }
 
 /// What the reader does after a frame.
@@ -115,7 +119,7 @@ impl Runtime {
             return;
         };
         let ctx = self.context(&call.id);
-        spawn(&format!("zut-cmd-{}", call.name), move || {
+        self.pool.execute(move || {
             let reply = match panic::catch_unwind(AssertUnwindSafe(|| handler(&call.args, &ctx))) {
                 Ok(reply) => reply,
                 Err(payload) => Response::error(format!("panic: {}", panic_message(&*payload))),
@@ -135,7 +139,7 @@ impl Runtime {
             return;
         };
         let ctx = self.context(&call.id);
-        spawn(&format!("zut-tool-{}", call.name), move || {
+        self.pool.execute(move || {
             let ToolCall { id, args, .. } = call;
             let reply = match panic::catch_unwind(AssertUnwindSafe(|| handler(args, &ctx))) {
                 Ok(reply) => reply,
@@ -148,7 +152,7 @@ impl Runtime {
     fn intercept(&self, intercept: EventIntercept) {
         let handle = self.handle.clone();
         let registry = Arc::clone(&self.registry);
-        spawn(&format!("zut-intercept-{}", intercept.event), move || {
+        self.pool.execute(move || {
             let id = intercept.id.clone();
             let reply = match panic::catch_unwind(AssertUnwindSafe(|| decide(&registry, intercept)))
             {
@@ -212,28 +216,6 @@ fn decide(registry: &Registry, intercept: EventIntercept) -> EventInterceptRespo
 fn reply_or_log(handle: &Handle, frame: ExtFrame) {
     if let Err(err) = handle.send(frame) {
         handle.log(format_args!("could not send reply: {err}"));
-    }
-}
-
-/// Runs `job` on a new named thread, or inline if no thread can be made.
-fn spawn(name: &str, job: impl FnOnce() + Send + 'static) {
-    // Jobs are moved into an Option so that a failed spawn can hand the
-    // job back and run it here instead of dropping the request.
-    let slot = Arc::new(std::sync::Mutex::new(Some(job)));
-    let theirs = Arc::clone(&slot);
-    let spawned = thread::Builder::new()
-        .name(name.to_string())
-        .spawn(move || {
-            let job = theirs.lock().ok().and_then(|mut job| job.take());
-            if let Some(job) = job {
-                job();
-            }
-        });
-    if spawned.is_err() {
-        let job = slot.lock().ok().and_then(|mut job| job.take());
-        if let Some(job) = job {
-            job();
-        }
     }
 }
 

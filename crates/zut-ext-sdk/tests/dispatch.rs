@@ -489,3 +489,46 @@ fn concurrent_requests_are_answered_out_of_order() {
     assert_eq!(host.next().json["id"], "1");
     host.shutdown();
 }
+
+#[test]
+fn handler_threads_are_reused_and_a_blocked_one_delays_nobody() {
+    let (release_tx, release_rx) = mpsc::channel::<()>();
+    let release_rx = Mutex::new(release_rx);
+    let mut ext = Extension::new("pool", "1");
+    ext.tool("slow", "", json!({"type":"object"}), move |_, _| {
+        release_rx.lock().unwrap().recv().unwrap();
+        ToolResult::text("slow done")
+    });
+    ext.tool("who", "", json!({"type":"object"}), |_, _| {
+        ToolResult::text(format!("{:?}", std::thread::current().id()))
+    });
+    let mut host = Host::start(ext);
+    host.handshake();
+    // Sequential requests reuse the same worker thread.
+    let mut threads = std::collections::HashSet::new();
+    for i in 0..20 {
+        host.send(&tool_call(&format!("w{i}"), "who"));
+        let reply = host.next().json;
+        assert_eq!(reply["id"], format!("w{i}"));
+        threads.insert(reply["content"][0]["text"].as_str().unwrap().to_string());
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(threads.len() <= 3, "{} threads for 20 calls", threads.len());
+    // A handler that blocks holds its worker; everything else is answered.
+    host.send(&tool_call("s", "slow"));
+    for i in 0..50 {
+        host.send(&tool_call(&format!("q{i}"), "who"));
+    }
+    let mut answered: Vec<String> = (0..50)
+        .map(|_| host.next().json["id"].as_str().unwrap().to_string())
+        .collect();
+    answered.sort();
+    let mut want: Vec<String> = (0..50).map(|i| format!("q{i}")).collect();
+    want.sort();
+    assert_eq!(answered, want);
+    release_tx.send(()).unwrap();
+    let slow = host.next().json;
+    assert_eq!(slow["id"], "s");
+    assert_eq!(slow["content"][0]["text"], "slow done");
+    host.shutdown();
+}
