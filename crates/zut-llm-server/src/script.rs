@@ -366,6 +366,28 @@ impl Script {
     pub fn render_body(&self) -> String {
         self.frames().concat()
     }
+
+    /// This script with its reply or frames rendered once into a
+    /// [`Body::Raw`] body (same status, headers, chunking and delay), so the
+    /// server does not render it again for every request and sends it in
+    /// one write. Scripts whose playback counts or paces frames
+    /// (`cut_after`, `hang_after`, `event_delay_ms`) and error bodies are
+    /// returned unchanged. OpenAI replies are rendered as for a request that
+    /// asked for `stream_options.include_usage` (zut's client does).
+    pub fn prerendered(&self) -> Script {
+        let counts_frames =
+            self.cut_after.is_some() || self.hang_after.is_some() || self.event_delay_ms.is_some();
+        if counts_frames || !matches!(self.body, Body::Reply { .. } | Body::Events { .. }) {
+            return self.clone();
+        }
+        Script {
+            body: Body::Raw {
+                text: self.render_body(),
+            },
+            delta_bytes: None,
+            ..self.clone()
+        }
+    }
 }
 
 impl Block {

@@ -46,11 +46,25 @@ impl RecordedRequest {
     }
 }
 
-#[derive(Default)]
 struct State {
-    scripts: VecDeque<Script>,
+    scripts: VecDeque<Arc<Script>>,
     requests: Vec<RecordedRequest>,
+    /// Requests received, recorded or not.
+    received: usize,
+    record: bool,
     cycle: bool,
+}
+
+impl Default for State {
+    fn default() -> Self {
+        Self {
+            scripts: VecDeque::new(),
+            requests: Vec::new(),
+            received: 0,
+            record: true,
+            cycle: false,
+        }
+    }
 }
 
 struct Shared {
@@ -96,7 +110,7 @@ impl LlmServer {
 
     /// Queue a script; scripts answer requests in push order.
     pub fn push(&self, script: Script) {
-        self.shared.lock().scripts.push_back(script);
+        self.shared.lock().scripts.push_back(Arc::new(script));
     }
 
     /// When on, a consumed script is queued again at the back (for benchmarks
@@ -105,9 +119,28 @@ impl LlmServer {
         self.shared.lock().cycle = on;
     }
 
-    /// Every request received so far, in order.
+    /// When off, requests are only counted ([`LlmServer::request_count`]),
+    /// not recorded: a long benchmark run then keeps no memory per request.
+    /// On by default.
+    pub fn set_record(&self, on: bool) {
+        self.shared.lock().record = on;
+    }
+
+    /// Every request recorded so far, in order.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         self.shared.lock().requests.clone()
+    }
+
+    /// The recorded requests from index `start` on (cheaper than
+    /// [`LlmServer::requests`] for polling).
+    pub fn requests_since(&self, start: usize) -> Vec<RecordedRequest> {
+        let state = self.shared.lock();
+        state.requests.get(start..).unwrap_or_default().to_vec()
+    }
+
+    /// Number of requests received so far, recorded or not.
+    pub fn request_count(&self) -> usize {
+        self.shared.lock().received
     }
 
     /// Number of scripts not yet consumed.
@@ -131,6 +164,10 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
         let Ok((stream, _)) = accepted else {
             continue;
         };
+        // Frames are small writes: with Nagle's algorithm on, a write while
+        // the previous one is unacknowledged waits for the client's delayed
+        // ACK (up to 40 ms on Linux) on a kept-alive connection.
+        let _ = stream.set_nodelay(true);
         let shared = shared.clone();
         tokio::spawn(async move {
             let service = service_fn(|req| handle(req, shared.clone()));
@@ -176,13 +213,16 @@ async fn handle(
         .unwrap_or(false);
     let script = {
         let mut state = shared.lock();
-        state.requests.push(RecordedRequest {
-            method,
-            path,
-            headers,
-            body,
-            raw_body,
-        });
+        state.received += 1;
+        if state.record {
+            state.requests.push(RecordedRequest {
+                method,
+                path,
+                headers,
+                body,
+                raw_body,
+            });
+        }
         let script = state.scripts.pop_front();
         if let (Some(script), true) = (&script, state.cycle) {
             state.scripts.push_back(script.clone());
@@ -190,13 +230,13 @@ async fn handle(
         script
     };
     let script = script.unwrap_or_else(|| {
-        Script::status(500).message("zut-llm-server: no script queued for this request")
+        Arc::new(Script::status(500).message("zut-llm-server: no script queued for this request"))
     });
-    Ok(respond(script, include_usage, shared.shutdown.clone()).await)
+    Ok(respond(&script, include_usage, shared.shutdown.clone()).await)
 }
 
 async fn respond(
-    script: Script,
+    script: &Script,
     include_usage: bool,
     shutdown: CancellationToken,
 ) -> Response<ChannelBody> {
@@ -206,8 +246,8 @@ async fn respond(
             _ = tokio::time::sleep(Duration::from_millis(ms)) => {}
         }
     }
-    let frames = crate::render::frames_for(&script, include_usage);
-    let content_type = match script.body {
+    let frames = crate::render::frames_for(script, include_usage);
+    let content_type = match &script.body {
         Body::Error { .. } => "application/json",
         _ => "text/event-stream",
     };
@@ -224,7 +264,13 @@ async fn respond(
         // Never answer: wait until the client disconnects or the server stops.
         shutdown.cancelled().await;
     }
-    tokio::spawn(feed(script, frames, tx, shutdown));
+    let knobs = Knobs {
+        cut_after: script.cut_after,
+        hang_after: script.hang_after,
+        chunk_bytes: script.chunk_bytes,
+        event_delay_ms: script.event_delay_ms,
+    };
+    tokio::spawn(feed(knobs, frames, tx, shutdown));
     match builder.body(ChannelBody { rx }) {
         Ok(response) => response,
         Err(_) => {
@@ -236,8 +282,16 @@ async fn respond(
     }
 }
 
+/// The playback knobs of a script ([`feed`] runs on its own task).
+struct Knobs {
+    cut_after: Option<usize>,
+    hang_after: Option<usize>,
+    chunk_bytes: Option<usize>,
+    event_delay_ms: Option<u64>,
+}
+
 async fn feed(
-    script: Script,
+    script: Knobs,
     frames: Vec<String>,
     tx: mpsc::Sender<Result<Bytes, std::io::Error>>,
     shutdown: CancellationToken,

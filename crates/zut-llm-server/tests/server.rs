@@ -663,3 +663,92 @@ async fn binary_serves_a_script_file() {
     assert!(reply.body.ends_with("data: [DONE]\n\n"));
     child.kill().await.unwrap();
 }
+
+#[tokio::test]
+async fn prerendered_scripts_send_the_same_body_and_recording_can_be_off() {
+    let server = LlmServer::start().await.unwrap();
+    let reply = Script::reply(
+        Format::Openai,
+        vec![Block::text("pre-rendered"), Block::tool_call("c", "read", "{}")],
+    )
+    .delta_bytes(3);
+    let raw = reply.prerendered();
+    assert!(matches!(raw.body, zut_llm_server::Body::Raw { .. }));
+    assert_eq!(raw.delta_bytes, None);
+    // Scripts whose playback counts frames stay as they are.
+    let cut = reply.clone().cut_after(2);
+    assert_eq!(cut.prerendered(), cut);
+    let error = Script::status(429).retry_after(1);
+    assert_eq!(error.prerendered(), error);
+
+    server.push(reply);
+    server.push(raw);
+    let usage = r#"{"stream":true,"stream_options":{"include_usage":true}}"#;
+    let a = send(&server, "/v1/chat/completions", &[], usage).await;
+    let b = send(&server, "/v1/chat/completions", &[], usage).await;
+    assert_eq!(a.body, b.body);
+    assert!(a.body.contains("\"usage\""));
+    assert_eq!(server.request_count(), 2);
+    assert_eq!(server.requests_since(1).len(), 1);
+    assert_eq!(server.requests_since(5).len(), 0);
+
+    server.set_record(false);
+    server.push(Script::anthropic_text("x"));
+    send(&server, "/v1/messages", &[], "{}").await;
+    assert_eq!(server.request_count(), 3);
+    assert_eq!(server.requests().len(), 2, "not recorded");
+}
+
+#[tokio::test]
+async fn binary_quiet_and_prerender_flags() {
+    use tokio::io::AsyncBufReadExt;
+    let script = r#"{"cycle": true, "scripts": [{"body":{"kind":"reply","format":"anthropic","blocks":[{"type":"text","text":"cycled"}]},"delta_bytes":2}]}"#;
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_zut-llm-server"))
+        .args(["--prerender", "--quiet", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(script.as_bytes()).await.unwrap();
+    drop(stdin);
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let url = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let addr = url.trim_start_matches("http://").to_string();
+    for _ in 0..3 {
+        let mut stream = TcpStream::connect(&addr).await.unwrap();
+        stream
+            .write_all(b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+            .await
+            .unwrap();
+        let mut raw = Vec::new();
+        tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut raw))
+            .await
+            .unwrap()
+            .unwrap();
+        let reply = parse(&raw, false);
+        let text: String = reply
+            .json_frames()
+            .iter()
+            .filter_map(|(_, d)| d["delta"]["text"].as_str().map(str::to_string))
+            .collect();
+        assert_eq!(text, "cycled");
+    }
+    child.kill().await.unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .await
+        .unwrap();
+    assert!(stderr.contains("pre-rendered"), "{stderr}");
+    assert!(!stderr.contains("POST"), "quiet: no request log: {stderr}");
+}

@@ -1,10 +1,13 @@
-//! `zut-llm-server <script.json | ->`: serve scripted LLM replies on 127.0.0.1.
+//! `zut-llm-server [--prerender] [--quiet] <script.json | ->`: serve scripted
+//! LLM replies on 127.0.0.1.
 //!
 //! The script file is either a JSON array of scripts (see `Script`'s serde
 //! form) or `{"cycle": true, "scripts": [...]}`; with `cycle` each consumed
 //! script is queued again, so the server answers forever. The first line
 //! printed on stdout is the base URL; the server runs until interrupted or
-//! killed.
+//! killed. `--prerender` renders each reply once at start-up
+//! (`Script::prerendered`); `--quiet` neither logs nor records requests
+//! (for benchmarks that send thousands).
 
 use std::process::ExitCode;
 
@@ -23,7 +26,7 @@ enum ScriptFile {
 }
 
 const USAGE: &str = "\
-usage: zut-llm-server <script.json | ->
+usage: zut-llm-server [--prerender] [--quiet] <script.json | ->
 
 Serve scripted Anthropic / OpenAI SSE replies on 127.0.0.1 (random port).
 
@@ -42,13 +45,30 @@ The first line on stdout is the base URL (Anthropic clients post to
 Each request received is logged to stderr. Runs until interrupted.
 
 options:
+  --prerender    render each reply once at start-up and send it in one write
+                 (scripts with cut_after, hang_after or event_delay_ms are
+                 kept as they are; OpenAI replies include the usage chunk)
+  -q, --quiet    do not log or record requests (only the start-up line)
   -h, --help     show this help
   -V, --version  show the version
 ";
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut prerender = false;
+    let mut quiet = false;
+    args.retain(|a| match a.as_str() {
+        "--prerender" => {
+            prerender = true;
+            false
+        }
+        "-q" | "--quiet" => {
+            quiet = true;
+            false
+        }
+        _ => true,
+    });
     let path = match args.as_slice() {
         [flag] if flag == "-h" || flag == "--help" => {
             print!("{USAGE}");
@@ -102,19 +122,29 @@ async fn main() -> ExitCode {
         }
     };
     server.set_cycle(cycle);
+    server.set_record(!quiet);
     for script in scripts {
-        server.push(script);
+        server.push(if prerender {
+            script.prerendered()
+        } else {
+            script
+        });
     }
     println!("{}", server.url());
     // Flush the URL line before serving (stdout may be a pipe).
     let _ = std::io::Write::flush(&mut std::io::stdout());
     eprintln!(
-        "zut-llm-server: listening on {} ({} script(s){}); OpenAI base URL {}",
+        "zut-llm-server: listening on {} ({} script(s){}{}); OpenAI base URL {}",
         server.url(),
         server.pending(),
         if cycle { ", cycling" } else { "" },
+        if prerender { ", pre-rendered" } else { "" },
         server.openai_base_url()
     );
+    if quiet {
+        let _ = tokio::signal::ctrl_c().await;
+        return ExitCode::SUCCESS;
+    }
     // Serve until interrupted (SIGINT) or killed, logging requests as they come.
     let mut seen = 0;
     let ctrl_c = tokio::signal::ctrl_c();
@@ -124,8 +154,8 @@ async fn main() -> ExitCode {
         tokio::select! {
             _ = &mut ctrl_c => break,
             _ = tick.tick() => {
-                let requests = server.requests();
-                for req in requests.iter().skip(seen) {
+                let requests = server.requests_since(seen);
+                for req in &requests {
                     let model = req.body.get("model").and_then(|m| m.as_str()).unwrap_or("-");
                     eprintln!(
                         "zut-llm-server: {} {} (model {model}, {} bytes); {} script(s) left",
@@ -135,7 +165,7 @@ async fn main() -> ExitCode {
                         server.pending()
                     );
                 }
-                seen = requests.len();
+                seen += requests.len();
             }
         }
     }
