@@ -266,6 +266,25 @@ impl AgentEvent {
         })
     }
 
+    /// Appends the JSON line of [`AgentEvent::to_json`] (no trailing
+    /// newline) to `out`, without an intermediate `String`.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        let start = out.len();
+        if let Self::TextDelta { delta } = self {
+            // The most frequent event by far: skip serde's enum machinery.
+            out.extend_from_slice(br#"{"type":"text_delta","delta":"#);
+            if serde_json::to_writer(&mut *out, delta).is_ok() {
+                out.push(b'}');
+                return;
+            }
+            out.truncate(start);
+        }
+        if serde_json::to_writer(&mut *out, self).is_err() {
+            out.truncate(start);
+            out.extend_from_slice(self.to_json().as_bytes());
+        }
+    }
+
     /// The `ext_*` event for an extension UI frame, or `None` for frames
     /// with no JSON/RPC representation (submit, panels, insert).
     pub fn from_ui(ev: &UiEvent) -> Option<Self> {
@@ -329,6 +348,14 @@ mod tests {
             r#"{"type":"turn_end","stop":"error","error":"no"}"#
         );
         assert_eq!(AgentEvent::Done.to_json(), r#"{"type":"done"}"#);
+        let delta = AgentEvent::TextDelta {
+            delta: "h\u{e9}\"l\\lo\n\t\u{1}".into(),
+        };
+        for ev in [&e, &delta, &AgentEvent::Done] {
+            let mut line = b"x".to_vec();
+            ev.write_json(&mut line);
+            assert_eq!(line, format!("x{}", ev.to_json()).into_bytes());
+        }
         let u = AgentEvent::Usage(UsageEvent {
             this: UsageCounts::default(),
             cumulative: UsageCounts::default(),

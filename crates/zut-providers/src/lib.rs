@@ -22,6 +22,7 @@ mod openai;
 pub mod presets;
 mod provider;
 pub mod retry;
+mod scan;
 pub mod sse;
 mod text;
 pub mod types;

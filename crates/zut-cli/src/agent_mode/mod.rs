@@ -78,6 +78,7 @@ async fn run_prompt(
 ) -> i32 {
     let started = Instant::now();
     let out = Arc::new(Output::new(mode));
+    let flusher = tokio::spawn(output::flush_when_idle(out.clone()));
     let (ui_tx, ui_rx) = ui_channel();
     let drain = tokio::spawn(output::drain_ui(ui_rx, out.clone()));
     let (host, report) = ExtensionHost::start(setup.host, ui_tx).await;
@@ -120,6 +121,8 @@ async fn run_prompt(
     // The host's UI sender is gone now: the drain finishes after writing
     // the last frames (e.g. `ext_chrome_clear`).
     let _ = tokio::time::timeout(Duration::from_secs(2), drain).await;
+    flusher.abort();
+    out.flush();
 
     if let Some(path) = stats {
         let (usage, steps) = out.totals();

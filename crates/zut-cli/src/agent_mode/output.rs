@@ -1,19 +1,34 @@
 //! Where a non-interactive run writes: stdout carries only the mode's
 //! normal output (final text, live text, or JSON events); extension notes
 //! and load errors go to stderr (cli.md §4, protocol.md §12.6).
+//!
+//! Live output (JSON lines, streamed text) is collected in a buffer and
+//! written out by [`flush_when_idle`] whenever the run waits for something
+//! (the network, a tool, an extension), or at once when the buffer holds
+//! [`FLUSH_BYTES`]. A reader therefore sees every event before zut waits,
+//! as with a flush per event, but a burst of deltas costs one `write` per
+//! batch instead of one per event.
 
 use std::io::Write;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::Notify;
 
 use zut_agent::{AgentEvent, UsageCounts};
 use zut_ext_host::{UiEvent, UiKind, UiReceiver};
 
 use crate::args::Mode;
 
+/// Buffered output beyond this size is written at once, without waiting
+/// for the run to become idle.
+const FLUSH_BYTES: usize = 64 * 1024;
+
 /// The output side of a print, stream or JSON run.
 pub struct Output {
     mode: Mode,
     state: Mutex<State>,
+    /// Signalled when `State::pending` holds unwritten output.
+    wake: Notify,
 }
 
 #[derive(Default)]
@@ -21,6 +36,8 @@ struct State {
     usage: UsageCounts,
     steps: u64,
     streamed_text: bool,
+    /// Output not yet written to stdout.
+    pending: Vec<u8>,
 }
 
 impl Output {
@@ -29,29 +46,50 @@ impl Output {
         Self {
             mode,
             state: Mutex::new(State::default()),
+            wake: Notify::new(),
         }
     }
 
     /// Handles one agent event.
     pub fn agent_event(&self, ev: &AgentEvent) {
-        if let Ok(mut st) = self.state.lock() {
-            match ev {
-                AgentEvent::Usage(u) => st.usage = u.cumulative,
-                AgentEvent::TurnStart { step } => st.steps = *step,
-                AgentEvent::TextDelta { .. } => st.streamed_text = true,
-                _ => {}
-            }
+        let Ok(mut st) = self.state.lock() else {
+            return;
+        };
+        match ev {
+            AgentEvent::Usage(u) => st.usage = u.cumulative,
+            AgentEvent::TurnStart { step } => st.steps = *step,
+            AgentEvent::TextDelta { .. } => st.streamed_text = true,
+            _ => {}
         }
         match self.mode {
-            Mode::Json => write_line(&ev.to_json()),
-            Mode::Stream => {
-                if let AgentEvent::TextDelta { delta } = ev {
-                    let mut out = std::io::stdout().lock();
-                    let _ = out.write_all(delta.as_bytes());
-                    let _ = out.flush();
-                }
+            Mode::Json => {
+                ev.write_json(&mut st.pending);
+                st.pending.push(b'\n');
             }
-            _ => {}
+            Mode::Stream => match ev {
+                AgentEvent::TextDelta { delta } => st.pending.extend_from_slice(delta.as_bytes()),
+                _ => return,
+            },
+            _ => return,
+        }
+        self.queued(st);
+    }
+
+    /// Output was appended to `st.pending`: write it now if there is a lot,
+    /// else let [`flush_when_idle`] write it.
+    fn queued(&self, mut st: std::sync::MutexGuard<'_, State>) {
+        if st.pending.len() >= FLUSH_BYTES {
+            write_out(&mut st.pending);
+        } else {
+            drop(st);
+            self.wake.notify_one();
+        }
+    }
+
+    /// Writes out everything buffered so far.
+    pub fn flush(&self) {
+        if let Ok(mut st) = self.state.lock() {
+            write_out(&mut st.pending);
         }
     }
 
@@ -72,7 +110,7 @@ impl Output {
     pub fn ui_event(&self, ev: &UiEvent) {
         if self.mode == Mode::Json {
             if let Some(a) = AgentEvent::from_ui(ev) {
-                write_line(&a.to_json());
+                self.json_line(&a.to_json());
             }
             return;
         }
@@ -98,20 +136,40 @@ impl Output {
 
     /// A line on stdout in JSON mode (used for `ext_display`).
     pub fn json_line(&self, line: &str) {
-        write_line(line);
+        let Ok(mut st) = self.state.lock() else {
+            return;
+        };
+        st.pending.extend_from_slice(line.as_bytes());
+        st.pending.push(b'\n');
+        self.queued(st);
     }
 }
 
-/// Writes one line to stdout; a closed stdout is ignored (the reader left).
-fn write_line(line: &str) {
+/// Writes `pending` to stdout and empties it; a closed stdout is ignored
+/// (the reader left).
+fn write_out(pending: &mut Vec<u8>) {
+    if pending.is_empty() {
+        return;
+    }
     let mut out = std::io::stdout().lock();
-    let _ = out.write_all(line.as_bytes());
-    let _ = out.write_all(b"\n");
+    let _ = out.write_all(pending);
     let _ = out.flush();
+    pending.clear();
+}
+
+/// Writes buffered output whenever the runtime has nothing else to do:
+/// this task only runs when the run is waiting (for the network, a tool or
+/// an extension), so what was produced before the wait is on stdout before
+/// zut waits. Runs until aborted; call [`Output::flush`] afterwards.
+pub async fn flush_when_idle(out: Arc<Output>) {
+    loop {
+        out.wake.notified().await;
+        out.flush();
+    }
 }
 
 /// Forwards extension UI frames to `out` until every sender is gone.
-pub async fn drain_ui(mut rx: UiReceiver, out: std::sync::Arc<Output>) {
+pub async fn drain_ui(mut rx: UiReceiver, out: Arc<Output>) {
     while let Some(ev) = rx.recv().await {
         out.ui_event(&ev);
     }

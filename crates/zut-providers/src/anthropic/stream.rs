@@ -7,6 +7,7 @@ use serde::Deserialize;
 use crate::assemble::{Assembler, Emit, REDACTED_THINKING_PREFIX};
 use crate::decode::Flow;
 use crate::error::{error_type_retryable, ProviderError};
+use crate::scan::Cursor;
 use crate::sse::SseEventRef;
 use crate::text::Text;
 use crate::types::StopReason;
@@ -31,7 +32,7 @@ struct Event<'a> {
     error: Option<Box<WireError>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct Delta<'a> {
     #[serde(rename = "type", default, borrow)]
     kind: Option<Text<'a>>,
@@ -155,6 +156,10 @@ impl Decoder {
         asm: &mut Assembler,
         emit: &mut Emit<'_>,
     ) -> Result<Flow, ProviderError> {
+        if let Some((index, delta)) = fast_block_delta(sse.data) {
+            self.block_delta(index, delta, asm, emit);
+            return Ok(Flow::Continue);
+        }
         let event: Event<'_> =
             serde_json::from_str(sse.data).map_err(|e| ProviderError::Protocol {
                 provider: provider.to_string(),
@@ -221,24 +226,8 @@ impl Decoder {
                 self.blocks[index] = entry;
             }
             "content_block_delta" => {
-                let (Some((slot, kind)), Some(delta)) = (self.block(event.index), event.delta)
-                else {
-                    return Ok(Flow::Continue);
-                };
-                match (delta.kind.as_deref(), kind) {
-                    (Some("text_delta"), BlockKind::Text) => {
-                        asm.text(slot, delta.text.unwrap_or_default().0, emit)
-                    }
-                    (Some("thinking_delta"), BlockKind::Thinking) => {
-                        asm.thinking(slot, delta.thinking.unwrap_or_default().0, emit)
-                    }
-                    (Some("signature_delta"), BlockKind::Thinking) => {
-                        asm.signature(slot, delta.signature.as_deref().unwrap_or(""))
-                    }
-                    (Some("input_json_delta"), BlockKind::Tool) => {
-                        asm.args(slot, delta.partial_json.as_deref().unwrap_or(""), emit)
-                    }
-                    _ => {} // citations_delta and friends
+                if let Some(delta) = event.delta {
+                    self.block_delta(event.index, delta, asm, emit);
                 }
             }
             "content_block_stop" => {
@@ -273,11 +262,187 @@ impl Decoder {
         }
         Ok(Flow::Continue)
     }
+
+    /// A `content_block_delta` event's delta.
+    fn block_delta(
+        &mut self,
+        index: Option<usize>,
+        delta: Delta<'_>,
+        asm: &mut Assembler,
+        emit: &mut Emit<'_>,
+    ) {
+        let Some((slot, kind)) = self.block(index) else {
+            return;
+        };
+        match (delta.kind.as_deref(), kind) {
+            (Some("text_delta"), BlockKind::Text) => {
+                asm.text(slot, delta.text.unwrap_or_default().0, emit)
+            }
+            (Some("thinking_delta"), BlockKind::Thinking) => {
+                asm.thinking(slot, delta.thinking.unwrap_or_default().0, emit)
+            }
+            (Some("signature_delta"), BlockKind::Thinking) => {
+                asm.signature(slot, delta.signature.as_deref().unwrap_or(""))
+            }
+            (Some("input_json_delta"), BlockKind::Tool) => {
+                asm.args(slot, delta.partial_json.as_deref().unwrap_or(""), emit)
+            }
+            _ => {} // citations_delta and friends
+        }
+    }
+}
+
+/// The fast path for the one event that streams the reply,
+/// `{"type":"content_block_delta","index":N,"delta":{"type":..,"text":..}}`
+/// (keys in any order, as do the other string fields of [`Delta`]): its
+/// index and delta, exactly as `serde_json` would decode them into
+/// [`Event`]. `None` for anything else (another event type, another key, a
+/// repeated key, a `null`, invalid JSON...), which then goes through
+/// `serde_json` as usual.
+fn fast_block_delta(data: &str) -> Option<(Option<usize>, Delta<'_>)> {
+    let mut c = Cursor::new(data);
+    let (mut kind, mut index, mut delta) = (None, None, None);
+    if !c.eat(b'{') {
+        return None;
+    }
+    loop {
+        match c.key()? {
+            "type" if kind.is_none() => kind = Some(c.string()?),
+            "index" if index.is_none() => index = Some(c.usize()?),
+            "delta" if delta.is_none() => delta = Some(fast_delta_object(&mut c)?),
+            _ => return None,
+        }
+        if c.eat(b'}') {
+            break;
+        }
+        if !c.eat(b',') {
+            return None;
+        }
+    }
+    if !c.at_end() || kind.as_deref() != Some("content_block_delta") {
+        return None;
+    }
+    Some((index, delta?))
+}
+
+/// The `delta` object of [`fast_block_delta`]: string fields only.
+fn fast_delta_object<'a>(c: &mut Cursor<'a>) -> Option<Delta<'a>> {
+    let mut d = Delta::default();
+    if !c.eat(b'{') {
+        return None;
+    }
+    if c.eat(b'}') {
+        return Some(d);
+    }
+    loop {
+        let field = match c.key()? {
+            "type" => &mut d.kind,
+            "text" => &mut d.text,
+            "partial_json" => &mut d.partial_json,
+            "thinking" => &mut d.thinking,
+            "signature" => &mut d.signature,
+            "stop_reason" => &mut d.stop_reason,
+            _ => return None,
+        };
+        if field.is_some() {
+            return None;
+        }
+        *field = Some(Text(c.string()?));
+        if c.eat(b'}') {
+            return Some(d);
+        }
+        if !c.eat(b',') {
+            return None;
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    type Fields = (Option<usize>, [Option<String>; 6]);
+
+    fn fields(index: Option<usize>, d: &Delta<'_>) -> Fields {
+        let f = |t: &Option<Text<'_>>| t.as_ref().map(|t| t.to_string());
+        (
+            index,
+            [
+                f(&d.kind),
+                f(&d.text),
+                f(&d.partial_json),
+                f(&d.thinking),
+                f(&d.signature),
+                f(&d.stop_reason),
+            ],
+        )
+    }
+
+    /// What the serde path makes of a `content_block_delta` event.
+    fn via_serde(data: &str) -> Option<Fields> {
+        let event: Event<'_> = serde_json::from_str(data).ok()?;
+        if event.kind != "content_block_delta" {
+            return None;
+        }
+        Some(fields(event.index, event.delta.as_ref()?))
+    }
+
+    #[test]
+    fn fast_delta_path_agrees_with_serde() {
+        let accepted = [
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello"}}"#,
+            r#"{"delta":{"text":"h\u00e9\"llo\\\n\t","type":"text_delta"},"index":12,"type":"content_block_delta"}"#,
+            " {\"type\" : \"content_block_delta\" ,\n\"index\":3,\t\"delta\":{ \"type\":\"input_json_delta\",\"partial_json\":\"{\\\"a\\\":\"}}\r\n",
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"thinking_delta","thinking":"hm"}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"signature_delta","signature":"sig"}}"#,
+            r#"{"type":"content_block_delta","delta":{}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":""}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"→ ✓ \ud83d\ude00"}}"#,
+        ];
+        for data in accepted {
+            let fast = fast_block_delta(data).map(|(i, d)| fields(i, &d));
+            assert!(fast.is_some(), "fast path should take {data}");
+            assert_eq!(fast, via_serde(data), "{data}");
+        }
+        let invalid = [
+            r#"{"type":"content_block_delta","index":-1,"delta":{"text":"a"}}"#,
+            r#"{"type":"content_block_delta","index":0.0,"delta":{"text":"a"}}"#,
+            r#"{"type":"content_block_delta","index":01,"delta":{"text":"a"}}"#,
+            r#"{"type":"content_block_delta","index":0,"index":1,"delta":{"text":"a"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"text":"a","text":"b"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"text":"a"},}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"text":"a"}} x"#,
+            "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"text\":\"a\u{1}\"}}",
+            r#"{"type":"content_block_delta","index":0,"delta":{"text":"bad \x escape"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"text":"lone \ud800 surrogate"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"text":"a"}"#,
+            "",
+            "{}",
+        ];
+        for data in invalid {
+            assert!(
+                fast_block_delta(data).is_none(),
+                "fast path should decline {data}"
+            );
+            assert!(serde_json::from_str::<Event<'_>>(data).is_err(), "{data}");
+        }
+        let other = [
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+            r#"{"type":"content_block_delta","index":0}"#,
+            r#"{"type":"content_block_delta","index":null,"delta":{"type":"text_delta","text":"x"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":null}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"citations_delta","citation":{}}}"#,
+            r#"{"t\u0079pe":"content_block_delta","index":0,"delta":{"text":"a"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"text":"a"},"usage":{}}"#,
+        ];
+        for data in other {
+            assert!(
+                fast_block_delta(data).is_none(),
+                "fast path should decline {data}"
+            );
+            assert!(serde_json::from_str::<Event<'_>>(data).is_ok(), "{data}");
+        }
+    }
 
     #[test]
     fn stop_reasons() {
