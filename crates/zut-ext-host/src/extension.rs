@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use tokio::sync::{oneshot, watch};
@@ -93,6 +93,10 @@ pub(crate) struct Extension {
     alive: AtomicBool,
     /// `Some(description)` once the process has exited.
     pub exit: watch::Sender<Option<String>>,
+    /// When the last frame (or end of stream) was read, in milliseconds
+    /// since `epoch`.
+    last_activity_ms: AtomicU64,
+    epoch: tokio::time::Instant,
 }
 
 impl Extension {
@@ -126,7 +130,20 @@ impl Extension {
             readiness: watch::Sender::new(readiness),
             alive: AtomicBool::new(!theme_only),
             exit: watch::Sender::new(None),
+            last_activity_ms: AtomicU64::new(0),
+            epoch: tokio::time::Instant::now(),
         }
+    }
+
+    /// Records that something was read from the extension just now.
+    pub fn touch(&self) {
+        let ms = u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.last_activity_ms.store(ms, Ordering::Relaxed);
+    }
+
+    /// When something was last read from the extension.
+    pub fn last_activity(&self) -> tokio::time::Instant {
+        self.epoch + std::time::Duration::from_millis(self.last_activity_ms.load(Ordering::Relaxed))
     }
 
     pub fn state(&self) -> std::sync::MutexGuard<'_, ExtState> {

@@ -261,6 +261,32 @@ impl ExtensionHost {
             .collect()
     }
 
+    /// Waits until no extension has sent anything (nor disconnected) for
+    /// `quiet`, or until `max` has passed. `ext doctor` calls this after
+    /// start-up so that registrations sent just after `ready` and
+    /// extensions exiting right after it show in its snapshot.
+    pub async fn settle(&self, quiet: std::time::Duration, max: std::time::Duration) {
+        let shared = self.shared();
+        let until = tokio::time::Instant::now() + max;
+        loop {
+            let latest = shared
+                .extensions()
+                .iter()
+                .filter(|e| !e.theme_only)
+                .map(|e| e.last_activity())
+                .max();
+            let Some(latest) = latest else {
+                return;
+            };
+            let quiet_at = latest + quiet;
+            let now = tokio::time::Instant::now();
+            if quiet_at <= now || now >= until {
+                return;
+            }
+            tokio::time::sleep_until(quiet_at.min(until)).await;
+        }
+    }
+
     /// Process ids of the running extensions (for tests and diagnostics).
     pub fn pids(&self) -> Vec<(String, u32)> {
         self.shared()

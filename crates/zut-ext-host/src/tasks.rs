@@ -95,6 +95,7 @@ async fn read_loop<R: AsyncBufRead + Unpin>(
                 }
             }
         };
+        ext.touch();
         match read {
             Ok(LineRead::Line(line)) => {
                 seen_in_window = true;

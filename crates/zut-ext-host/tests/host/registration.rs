@@ -278,3 +278,25 @@ async fn e7_f6_builtins_and_reserved_names_win() {
     assert!(run.env.log("greedy").contains("tool read is shadowed"));
     run.stop().await;
 }
+
+#[tokio::test]
+async fn settle_waits_for_frames_sent_right_after_ready() {
+    let env = TestEnv::new();
+    py_ext(
+        &env.global_dir("trailing"),
+        "trailing",
+        "hello()\nsend({'type': 'ready'})\ntime.sleep(0.15)\n\
+         send({'type': 'register_tool', 'name': 'after'})\ntime.sleep(0.15)\nsys.exit(0)",
+    );
+    let run = Run::start(env, |_| {}).await;
+    let started = Instant::now();
+    run.host
+        .settle(Duration::from_millis(400), Duration::from_secs(5))
+        .await;
+    assert!(started.elapsed() < Duration::from_secs(4));
+    let r = run.report_of("trailing");
+    assert!(!r.alive, "the exit after ready is seen");
+    assert_eq!(r.tools.len(), 1, "{r:?}");
+    assert!(has_diag(&r, "registered after ready"), "{r:?}");
+    run.stop().await;
+}

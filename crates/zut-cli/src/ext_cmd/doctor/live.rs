@@ -19,6 +19,11 @@ pub const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
 pub const READY_TIMEOUT: Duration = Duration::from_secs(3);
 /// Grace between `shutdown` and SIGTERM when doctor stops everything.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_millis(500);
+/// After start-up, doctor waits until no extension has sent anything for
+/// this long (at most [`SETTLE_MAX`]) before taking its snapshot.
+pub const SETTLE_QUIET: Duration = Duration::from_millis(250);
+/// Upper bound of that wait.
+pub const SETTLE_MAX: Duration = Duration::from_secs(1);
 /// `notify` frames kept per extension.
 const MAX_NOTES: usize = 3;
 
@@ -128,10 +133,17 @@ async fn run_async(config: HostConfig) -> anyhow::Result<Snapshot> {
         }
     });
     let signals = signals()?;
+    let mut signals = std::pin::pin!(signals);
     let (host, report) = tokio::select! {
         started = ExtensionHost::start(config, ui_tx) => started,
-        () = signals => return Err(Interrupted.into()),
+        () = &mut signals => return Err(Interrupted.into()),
     };
+    // Registrations sent right after `ready`, and extensions exiting right
+    // after it, belong in the report: wait for a short quiet spell first.
+    tokio::select! {
+        () = host.settle(SETTLE_QUIET, SETTLE_MAX) => {}
+        () = &mut signals => return Err(Interrupted.into()),
+    }
     let snapshot = Snapshot {
         reports: host.reports(),
         pids: host.pids(),
