@@ -300,3 +300,57 @@ async fn settle_waits_for_frames_sent_right_after_ready() {
     assert!(has_diag(&r, "registered after ready"), "{r:?}");
     run.stop().await;
 }
+
+/// Registrations the host refuses: what it did (nothing registered, the
+/// extension keeps working) and what it reported (diagnostic + log line).
+#[tokio::test]
+async fn invalid_registrations_are_refused_with_diagnostics() {
+    let env = TestEnv::new();
+    py_ext(
+        &env.global_dir("sloppyreg"),
+        "sloppyreg",
+        "hello()\n\
+         send({'type': 'register_tool', 'name': 'stringy', 'schema': {'type': 'string'}})\n\
+         send({'type': 'register_tool', 'name': 'listy', 'schema': [1]})\n\
+         send({'type': 'register_tool', 'name': 'two words'})\n\
+         send({'type': 'register_tool', 'name': ''})\n\
+         send({'type': 'register_command', 'name': 'a b'})\n\
+         send({'type': 'register_command', 'name': ''})\n\
+         send({'type': 'hello', 'protocol_version': 2, 'name': NAME})\n\
+         send({'type': 'register_tool', 'name': 'fine', 'schema': {'type': 'object', 'properties': {}}})\n\
+         send({'type': 'register_command', 'name': 'okcmd'})\n\
+         send({'type': 'ready'})\n\
+         serve(lambda f: text(f, 'fine') if f['type'] == 'tool_call' else None)",
+    );
+    let run = Run::start(env, |_| {}).await;
+    let names: Vec<String> = run.host.tools().into_iter().map(|t| t.name).collect();
+    assert_eq!(names, vec!["fine".to_string()]);
+    let cmds: Vec<String> = run.host.commands().into_iter().map(|c| c.name).collect();
+    assert_eq!(cmds, vec!["okcmd".to_string()]);
+    let r = run.report_of("sloppyreg");
+    assert_eq!(r.readiness, Readiness::Ready);
+    assert_eq!(r.tools.len(), 1, "refused tools are not listed: {r:?}");
+    for needle in [
+        "bad register_tool frame: tool stringy: schema must be a JSON Schema object",
+        "bad register_tool frame: tool listy: schema must be a JSON Schema object",
+        "bad register_tool frame: tool name \"two words\" is invalid",
+        "bad register_tool frame: tool name \"\" is invalid",
+        "command name \"a b\" is invalid",
+        "command name \"\" is invalid",
+        "unexpected hello after the handshake; ignored",
+    ] {
+        assert!(has_diag(&r, needle), "{needle}: {:?}", r.diagnostics);
+        assert!(
+            run.env
+                .log("sloppyreg")
+                .contains(&format!("[zut] {needle}")),
+            "{needle}"
+        );
+    }
+    assert_eq!(run.host.call_tool("fine", json!({})).await.text(), "fine");
+    assert_eq!(
+        run.host.call_tool("stringy", json!({})).await.text(),
+        "extension ?/stringy failed: no extension registered for tool \"stringy\""
+    );
+    run.stop().await;
+}
