@@ -669,7 +669,10 @@ async fn prerendered_scripts_send_the_same_body_and_recording_can_be_off() {
     let server = LlmServer::start().await.unwrap();
     let reply = Script::reply(
         Format::Openai,
-        vec![Block::text("pre-rendered"), Block::tool_call("c", "read", "{}")],
+        vec![
+            Block::text("pre-rendered"),
+            Block::tool_call("c", "read", "{}"),
+        ],
     )
     .delta_bytes(3);
     let raw = reply.prerendered();
