@@ -635,3 +635,30 @@ fn write_executable_helper_is_used_for_theme_with_exec() {
     assert!(r.stdout.contains("both [global] ok"), "{}", r.stdout);
     assert!(!r.stdout.contains("theme-only"), "{}", r.stdout);
 }
+
+#[test]
+fn skill_path_problems_are_warnings() {
+    let env = TestEnv::new();
+    let dir = env.global_dir("bundle");
+    sh_ext(&dir, "bundle", "bundle", &[READY]);
+    let mut manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("extension.json")).unwrap())
+            .unwrap();
+    manifest["skills"] = json!(["../elsewhere", "missing"]);
+    write_manifest(&dir, &manifest);
+    let r = zut(&env, &["ext", "doctor"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let b = block(&r.stdout, "bundle [global]");
+    assert!(b.starts_with("bundle [global] warning"), "{b}");
+    assert!(
+        b.contains(
+            "  warning: skill: skill path \"../elsewhere\" escapes the extension directory\n"
+        ),
+        "{b}"
+    );
+    assert!(
+        b.contains("  warning: skill: skill path \"missing\": "),
+        "{b}"
+    );
+    assert!(!r.stdout.contains("load errors:"), "{}", r.stdout);
+}

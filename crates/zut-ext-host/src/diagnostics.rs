@@ -77,6 +77,9 @@ pub struct ExtensionReport {
     pub commands: Vec<Registration>,
     /// Registered tools, in registration order.
     pub tools: Vec<Registration>,
+    /// Bundled `SKILL.md` files accepted from the manifest's `skills`
+    /// (rejected paths are `skill: …` diagnostics).
+    pub skill_files: Vec<PathBuf>,
     /// Warnings, in the order they happened.
     pub diagnostics: Vec<String>,
 }

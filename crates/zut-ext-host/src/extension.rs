@@ -86,6 +86,8 @@ pub(crate) struct Extension {
     /// Process group id (= child pid); `None` for theme-only extensions.
     pub pgid: Option<u32>,
     pub theme_only: bool,
+    /// Bundled `SKILL.md` files that passed the path checks.
+    pub skill_files: Vec<PathBuf>,
     pub outbox: Outbox,
     pending: Mutex<HashMap<String, (ReplyKind, oneshot::Sender<Reply>)>>,
     pub state: Mutex<ExtState>,
@@ -115,7 +117,8 @@ impl Extension {
         } else {
             Readiness::NotReady
         };
-        Self {
+        let skills = manifest.bundled_skills(&dir);
+        let ext = Self {
             idx,
             name: manifest.name.clone(),
             manifest,
@@ -124,6 +127,7 @@ impl Extension {
             log,
             pgid,
             theme_only,
+            skill_files: skills.files,
             outbox: Outbox::default(),
             pending: Mutex::new(HashMap::new()),
             state: Mutex::new(ExtState::default()),
@@ -132,7 +136,13 @@ impl Extension {
             exit: watch::Sender::new(None),
             last_activity_ms: AtomicU64::new(0),
             epoch: tokio::time::Instant::now(),
+        };
+        // Skill path problems never fail the extension: doctor warnings
+        // (and log lines) prefixed `skill: `.
+        for e in skills.errors {
+            ext.warn(format!("skill: {e}"));
         }
+        ext
     }
 
     /// Records that something was read from the extension just now.

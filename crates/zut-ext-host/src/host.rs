@@ -255,6 +255,7 @@ impl ExtensionHost {
                     alive: ext.is_alive(),
                     commands,
                     tools,
+                    skill_files: ext.skill_files.clone(),
                     diagnostics,
                 }
             })

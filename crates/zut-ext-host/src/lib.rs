@@ -45,7 +45,7 @@ pub use home::ZutHome;
 pub use host::{ExtensionHost, ReloadReport, StartReport};
 pub use intercept::{AssistantVerdict, ToolCallVerdict, TurnStartVerdict};
 pub use load_error::LoadError;
-pub use manifest::{ExecSpec, Manifest, ManifestError};
+pub use manifest::{BundledSkills, ExecSpec, Manifest, ManifestError};
 pub use registry::{CommandInfo, ToolDef, RESERVED_TOOL_NAMES};
 pub use tool_result::{ToolContent, ToolOutcome};
 pub use ui::{ui_channel, widget_placement, UiEvent, UiKind, UiReceiver, UiSender};

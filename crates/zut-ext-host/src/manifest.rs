@@ -129,6 +129,99 @@ impl Manifest {
     }
 }
 
+/// The bundled skills a manifest's `skills` declares, checked as
+/// sessions-themes-skills.md §3.3 says. Problems never fail the extension:
+/// each becomes one message (the host records it as a doctor warning
+/// prefixed `skill: `).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BundledSkills {
+    /// `SKILL.md` files, in declaration order, then child-directory order.
+    pub files: Vec<PathBuf>,
+    /// One message per rejected path, without the `skill: ` prefix.
+    pub errors: Vec<String>,
+}
+
+impl Manifest {
+    /// Checks every `skills` entry of the extension in `dir` and lists the
+    /// `SKILL.md` files it contributes:
+    ///
+    /// 1. empty or absolute → `skill path "<p>" must be a relative directory`;
+    /// 2. `.`, `..` or climbing out (after cleaning) → `skill path "<p>"
+    ///    escapes the extension directory`;
+    /// 3. resolved through symlinks: missing → `skill path "<p>": <os
+    ///    error>`, outside the resolved extension directory → `… escapes the
+    ///    extension directory through a symlink`;
+    /// 4. `<p>/SKILL.md` if it is a file (children not scanned), otherwise
+    ///    `<p>/<child>/SKILL.md` of each immediate child directory;
+    /// 5. each `SKILL.md` must resolve inside the extension directory, else
+    ///    `<file>: resolved path escapes bundled extension directory`;
+    ///    missing ones are skipped silently.
+    pub fn bundled_skills(&self, dir: &Path) -> BundledSkills {
+        let mut out = BundledSkills::default();
+        let root = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        for declared in &self.skills {
+            let p = declared.trim();
+            if p.is_empty() || Path::new(p).is_absolute() {
+                out.errors.push(format!(
+                    "skill path {declared:?} must be a relative directory"
+                ));
+                continue;
+            }
+            let clean = match normalize(Path::new(p)) {
+                Some(c) if !c.as_os_str().is_empty() => c,
+                _ => {
+                    out.errors.push(format!(
+                        "skill path {declared:?} escapes the extension directory"
+                    ));
+                    continue;
+                }
+            };
+            let real = match std::fs::canonicalize(root.join(&clean)) {
+                Ok(r) => r,
+                Err(e) => {
+                    out.errors.push(format!("skill path {declared:?}: {e}"));
+                    continue;
+                }
+            };
+            if !real.starts_with(&root) || real == root {
+                out.errors.push(format!(
+                    "skill path {declared:?} escapes the extension directory through a symlink"
+                ));
+                continue;
+            }
+            let direct = real.join("SKILL.md");
+            let candidates = if direct.is_file() {
+                vec![direct]
+            } else {
+                let mut children: Vec<PathBuf> = std::fs::read_dir(&real)
+                    .map(|entries| {
+                        entries
+                            .filter_map(Result::ok)
+                            .map(|e| e.path())
+                            .filter(|p| p.is_dir())
+                            .map(|p| p.join("SKILL.md"))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                children.sort();
+                children
+            };
+            for file in candidates {
+                match std::fs::canonicalize(&file) {
+                    Err(_) => {}
+                    Ok(resolved) if !resolved.starts_with(&root) => out.errors.push(format!(
+                        "{}: resolved path escapes bundled extension directory",
+                        file.display()
+                    )),
+                    Ok(resolved) if resolved.is_file() => out.files.push(file),
+                    Ok(_) => {}
+                }
+            }
+        }
+        out
+    }
+}
+
 /// Resolves an `exec` value per protocol §2.1.
 pub fn resolve_exec(exec: &str, dir: &Path) -> ExecSpec {
     let exec = exec.trim();
@@ -266,6 +359,96 @@ mod tests {
         let text = e.to_string();
         assert!(text.contains("parse manifest: /e/extension.json"), "{text}");
         assert!(text.contains("line 3 column 3"), "{text}");
+    }
+
+    #[test]
+    fn bundled_skills_follow_the_path_rules() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("ext");
+        let outside = root.path().join("outside");
+        for d in [
+            dir.join("single"),
+            dir.join("many/a"),
+            dir.join("many/b"),
+            dir.join("many/empty"),
+            dir.join("linked"),
+            outside.join("skill"),
+        ] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        for f in [
+            dir.join("single/SKILL.md"),
+            dir.join("many/b/SKILL.md"),
+            dir.join("many/a/SKILL.md"),
+            outside.join("skill/SKILL.md"),
+        ] {
+            std::fs::write(f, "---\nname: x\n---\n").unwrap();
+        }
+        // A child of `single` is never scanned.
+        std::fs::create_dir_all(dir.join("single/child")).unwrap();
+        std::fs::write(dir.join("single/child/SKILL.md"), "x").unwrap();
+        std::os::unix::fs::symlink(&outside, dir.join("out-link")).unwrap();
+        std::os::unix::fs::symlink(outside.join("skill/SKILL.md"), dir.join("linked/SKILL.md"))
+            .unwrap();
+        let m = Manifest {
+            skills: [
+                "single",
+                "many",
+                "",
+                "  ",
+                "/abs",
+                "..",
+                ".",
+                "../outside",
+                "out-link",
+                "linked",
+            ]
+            .into_iter()
+            .map(String::from)
+            .collect(),
+            ..Manifest::parse(r#"{"name":"x"}"#, Path::new("m")).unwrap()
+        };
+        let got = m.bundled_skills(&dir);
+        let real = std::fs::canonicalize(&dir).unwrap();
+        assert_eq!(
+            got.files,
+            vec![
+                real.join("single/SKILL.md"),
+                real.join("many/a/SKILL.md"),
+                real.join("many/b/SKILL.md"),
+            ]
+        );
+        let e = &got.errors;
+        assert_eq!(e.len(), 8, "{e:#?}");
+        assert_eq!(e[0], "skill path \"\" must be a relative directory");
+        assert_eq!(e[1], "skill path \"  \" must be a relative directory");
+        assert_eq!(e[2], "skill path \"/abs\" must be a relative directory");
+        assert_eq!(e[3], "skill path \"..\" escapes the extension directory");
+        assert_eq!(e[4], "skill path \".\" escapes the extension directory");
+        assert_eq!(
+            e[5],
+            "skill path \"../outside\" escapes the extension directory"
+        );
+        assert_eq!(
+            e[6],
+            "skill path \"out-link\" escapes the extension directory through a symlink"
+        );
+        assert!(
+            e[7].ends_with("linked/SKILL.md: resolved path escapes bundled extension directory"),
+            "{}",
+            e[7]
+        );
+        // `missing` would be the ninth: it reports the OS error.
+        let m = Manifest {
+            skills: vec!["missing".into()],
+            ..m
+        };
+        let got = m.bundled_skills(&dir);
+        assert!(
+            got.errors[0].starts_with("skill path \"missing\": "),
+            "{:?}",
+            got.errors
+        );
     }
 
     #[test]

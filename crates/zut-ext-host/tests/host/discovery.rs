@@ -375,3 +375,45 @@ async fn unsafe_names_and_symlinked_directories_are_not_loaded() {
     );
     assert!(!real.join("pid").exists());
 }
+
+/// Issue 2 / N2 (host side): `skills` paths escaping the extension
+/// directory are rejected with `skill:` warnings; the extension loads.
+#[tokio::test]
+async fn skill_paths_escaping_the_directory_are_warnings_not_failures() {
+    let env = TestEnv::new();
+    let dir = env.global_dir("bundle");
+    let outside = env.home.join("outside");
+    std::fs::create_dir_all(dir.join("skills/phases")).unwrap();
+    std::fs::create_dir_all(dir.join("sneaky")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(
+        dir.join("skills/phases/SKILL.md"),
+        "---\nname: phases\n---\n",
+    )
+    .unwrap();
+    std::fs::write(outside.join("SKILL.md"), "x").unwrap();
+    std::os::unix::fs::symlink(outside.join("SKILL.md"), dir.join("sneaky/SKILL.md")).unwrap();
+    echo_ext(&dir, "bundle", &["b"]);
+    write_manifest(
+        &dir,
+        &json!({"name": "bundle", "exec": "./ext.py",
+                "skills": ["skills", "../outside", "", "/abs", "sneaky"]}),
+    );
+    let run = Run::start(env, |_| {}).await;
+    assert!(run.report.errors.is_empty(), "{:?}", run.errors());
+    let r = run.report_of("bundle");
+    assert_eq!(r.readiness, zut_ext_host::Readiness::Ready);
+    let real = std::fs::canonicalize(&dir).unwrap();
+    assert_eq!(r.skill_files, vec![real.join("skills/phases/SKILL.md")]);
+    for needle in [
+        "skill: skill path \"../outside\" escapes the extension directory",
+        "skill: skill path \"\" must be a relative directory",
+        "skill: skill path \"/abs\" must be a relative directory",
+        "sneaky/SKILL.md: resolved path escapes bundled extension directory",
+    ] {
+        assert!(has_diag(&r, needle), "{needle}: {:?}", r.diagnostics);
+        assert!(run.env.log("bundle").contains(needle), "{needle}");
+    }
+    assert_eq!(run.host.call_tool("b", json!({})).await.text(), "b:{}");
+    run.stop().await;
+}

@@ -467,6 +467,7 @@ mod tests {
             alive: true,
             commands: Vec::new(),
             tools: Vec::new(),
+            skill_files: Vec::new(),
             diagnostics: Vec::new(),
         }
     }
