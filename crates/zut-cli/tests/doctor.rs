@@ -662,3 +662,44 @@ fn skill_path_problems_are_warnings() {
     );
     assert!(!r.stdout.contains("load errors:"), "{}", r.stdout);
 }
+
+/// Linux: an extension dies with zut even when zut is SIGKILLed and gets
+/// no chance to stop it (parent-death signal), so no orphan survives.
+#[cfg(target_os = "linux")]
+#[test]
+fn extensions_die_when_zut_is_killed() {
+    use std::process::Stdio;
+    let env = TestEnv::new();
+    let dir = env.global_dir("stuck");
+    // Never says hello: doctor waits (up to its 5 s hello timeout).
+    script_extension(
+        &dir,
+        "stuck",
+        "run.sh",
+        "#!/bin/sh\necho $$ > pid\nexec sleep 60\n",
+    );
+    let mut child = common::zut_cmd(&env, &["ext", "doctor"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid_file = dir.join("pid");
+    assert!(
+        common::wait_until(20, || std::fs::read_to_string(&pid_file)
+            .is_ok_and(|s| s.trim().parse::<i32>().is_ok())),
+        "the extension never started"
+    );
+    let ext_pid: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(process_alive(ext_pid));
+    common::send_signal(child.id(), "KILL");
+    let _ = child.wait();
+    assert!(
+        common::wait_until(5, || !process_alive(ext_pid)),
+        "extension {ext_pid} outlived a SIGKILLed zut"
+    );
+}
