@@ -63,7 +63,7 @@ async fn request(
         id: id.clone(),
     };
     ext.outbox
-        .push_request(encode_line(&make(id)))
+        .push_request(encode_line(&make(id.clone())), Some(&id))
         .map_err(RequestError::Write)?;
     match tokio::time::timeout(within, rx).await {
         Err(_) => Err(RequestError::Timeout),

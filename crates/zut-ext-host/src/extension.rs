@@ -364,7 +364,10 @@ pub(crate) struct PendingGuard<'a> {
 }
 
 impl Drop for PendingGuard<'_> {
+    /// The caller stopped waiting (answered, timed out, cancelled): forget
+    /// the request and, if its frame was never written, withdraw it.
     fn drop(&mut self) {
         self.ext.forget(&self.id);
+        self.ext.outbox.withdraw(&self.id);
     }
 }

@@ -76,11 +76,14 @@ async fn ask(
     frame.id = id.clone();
     let event = frame.event.clone();
     let rx = ext.expect_reply(&id, ReplyKind::Intercept);
-    let _guard = PendingGuard { ext, id };
-    let res: Result<(), RequestError> = match ext
-        .outbox
-        .push_request(zut_protocol::encode_line(&HostFrame::EventIntercept(frame)))
-    {
+    let _guard = PendingGuard {
+        ext,
+        id: id.clone(),
+    };
+    let res: Result<(), RequestError> = match ext.outbox.push_request(
+        zut_protocol::encode_line(&HostFrame::EventIntercept(frame)),
+        Some(&id),
+    ) {
         Err(e) => Err(RequestError::Write(e)),
         Ok(_) => match tokio::time::timeout(shared.config.timeouts.intercept, rx).await {
             Err(_) => Err(RequestError::Timeout),

@@ -4,7 +4,10 @@
 //!
 //! Requests (`tool_call`, `command_invoked`, `event_intercept`, `shutdown`)
 //! are always queued: their callers wait with a deadline, so they are
-//! bounded by the number of outstanding calls. One-way frames (`event`,
+//! bounded by the number of outstanding calls. A request whose caller gave
+//! up (timeout, cancellation) while its frame was still queued is
+//! withdrawn, so an extension that was not reading its stdin never runs a
+//! tool call nobody waits for any more, and the queue does not keep it. One-way frames (`event`,
 //! `panel_key`, `panel_close`) are bounded by [`EVENT_QUEUE`]: when an
 //! extension stops reading its stdin, the oldest queued one-way frame is
 //! dropped in favour of the newest and the drop is reported, so a stuck
@@ -20,6 +23,8 @@ use zut_protocol::limits::EVENT_QUEUE;
 struct Item {
     bytes: Vec<u8>,
     one_way: bool,
+    /// Request id, for [`Outbox::withdraw`].
+    request: Option<String>,
 }
 
 #[derive(Default)]
@@ -51,18 +56,36 @@ impl Outbox {
         self.queue.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Queues a request frame. Fails if the pipe is broken or closed.
-    pub fn push_request(&self, bytes: Vec<u8>) -> Result<Pushed, String> {
-        self.push(bytes, false)
+    /// Queues a request frame (`id`: its request id, if it has one).
+    /// Fails if the pipe is broken or closed.
+    pub fn push_request(&self, bytes: Vec<u8>, id: Option<&str>) -> Result<Pushed, String> {
+        self.push(bytes, false, id)
     }
 
     /// Queues a one-way frame, dropping the oldest one-way frame if
     /// [`EVENT_QUEUE`] are already waiting.
     pub fn push_one_way(&self, bytes: Vec<u8>) -> Result<Pushed, String> {
-        self.push(bytes, true)
+        self.push(bytes, true, None)
     }
 
-    fn push(&self, bytes: Vec<u8>, one_way: bool) -> Result<Pushed, String> {
+    /// Removes the still-unwritten frame of request `id`; returns whether
+    /// it was still queued.
+    pub fn withdraw(&self, id: &str) -> bool {
+        let mut q = self.lock();
+        match q
+            .items
+            .iter()
+            .position(|i| i.request.as_deref() == Some(id))
+        {
+            Some(pos) => {
+                q.items.remove(pos);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn push(&self, bytes: Vec<u8>, one_way: bool, id: Option<&str>) -> Result<Pushed, String> {
         let mut q = self.lock();
         if let Some(err) = &q.broken {
             return Err(format!("write: {err}"));
@@ -81,7 +104,11 @@ impl Outbox {
         if one_way {
             q.one_way += 1;
         }
-        q.items.push_back(Item { bytes, one_way });
+        q.items.push_back(Item {
+            bytes,
+            one_way,
+            request: id.map(str::to_string),
+        });
         drop(q);
         self.wake.notify_one();
         Ok(pushed)
@@ -149,11 +176,14 @@ mod tests {
     #[tokio::test]
     async fn one_way_frames_are_bounded_and_requests_kept_in_order() {
         let ob = Outbox::default();
-        ob.push_request(b"r1\n".to_vec()).unwrap();
+        ob.push_request(b"r1\n".to_vec(), Some("1")).unwrap();
         for i in 0..EVENT_QUEUE + 3 {
             ob.push_one_way(format!("e{i}\n").into_bytes()).unwrap();
         }
-        ob.push_request(b"r2\n".to_vec()).unwrap();
+        ob.push_request(b"gone\n".to_vec(), Some("2")).unwrap();
+        ob.push_request(b"r2\n".to_vec(), Some("3")).unwrap();
+        assert!(ob.withdraw("2"));
+        assert!(!ob.withdraw("2"), "already withdrawn");
         ob.close();
         let mut out = Vec::new();
         assert_eq!(ob.run_writer(&mut out).await, None);
@@ -163,6 +193,7 @@ mod tests {
         assert_eq!(lines.last(), Some(&"r2"));
         assert_eq!(lines.len(), EVENT_QUEUE + 2);
         assert_eq!(lines[1], "e3", "the three oldest events were dropped");
-        assert!(ob.push_request(b"x\n".to_vec()).is_err());
+        assert!(!text.contains("gone"));
+        assert!(ob.push_request(b"x\n".to_vec(), None).is_err());
     }
 }

@@ -20,7 +20,9 @@ pub(crate) async fn stop_all(shared: &Shared, grace: Duration) {
     let exts = shared.extensions();
     let deadline = Instant::now() + grace;
     for ext in exts.iter().filter(|e| !e.theme_only) {
-        let _ = ext.outbox.push_request(encode_line(&HostFrame::Shutdown));
+        let _ = ext
+            .outbox
+            .push_request(encode_line(&HostFrame::Shutdown), None);
         ext.outbox.close();
     }
     let term_to_kill = shared.config.timeouts.term_to_kill;

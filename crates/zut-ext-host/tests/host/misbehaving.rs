@@ -275,3 +275,55 @@ async fn closing_stdout_at_runtime_disconnects_and_stops_the_process() {
         .contains("[zut] extension mute read loop exited at "));
     run.stop().await;
 }
+
+/// A tool call that timed out while its frame was still queued (the
+/// extension was not reading its stdin) is withdrawn: the extension never
+/// runs it later, and the next call works once it reads again.
+#[tokio::test]
+async fn timed_out_requests_still_queued_are_never_delivered() {
+    let env = TestEnv::new();
+    let dir = py_ext(
+        &env.global_dir("nap"),
+        "nap",
+        "hello()\nsend({'type': 'register_tool', 'name': 't'})\n\
+         send({'type': 'subscribe', 'events': ['turn_start']})\nsend({'type': 'ready'})\n\
+         time.sleep(2.5)\n\
+         serve(lambda f: text(f, 'ran ' + json.dumps(f['args'])) if f['type'] == 'tool_call' else None)",
+    );
+    let run = Run::start(env, |c| c.timeouts.tool = Duration::from_millis(300)).await;
+    // Fill the pipe (the writer then blocks mid-batch), then queue more,
+    // so that the next frames stay in the host's queue.
+    let pad = "x".repeat(1024);
+    for round in 0..2u64 {
+        for step in 1..=300u64 {
+            run.host.emit(&Event {
+                event: "turn_start".into(),
+                step: round * 1000 + step,
+                text: pad.clone(),
+                ..Event::default()
+            });
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let out = run.host.call_tool("t", json!({"n": 1})).await;
+    assert_eq!(
+        out.text(),
+        "extension nap/t failed: timeout waiting for nap/t"
+    );
+    // Once the extension reads again, a new call is answered...
+    let until = Instant::now() + Duration::from_secs(20);
+    let answer = loop {
+        let out = run.host.call_tool("t", json!({"n": 2})).await;
+        if !out.is_error || Instant::now() > until {
+            break out;
+        }
+    };
+    assert_eq!(answer.text(), "ran {\"n\": 2}");
+    // ...and the abandoned call was never delivered.
+    let calls = received_of(&dir, "tool_call");
+    assert!(
+        calls.iter().all(|c| c["args"]["n"] != 1),
+        "the timed-out call reached the extension: {calls:?}"
+    );
+    run.stop().await;
+}
