@@ -123,7 +123,10 @@ pub(crate) async fn invoke_command(
         Ok(_) | Err(RequestError::Disconnected) => {
             Err(CommandError::Disconnected { extension, command })
         }
-        Err(RequestError::Timeout) => Err(CommandError::Timeout { extension, command }),
+        Err(RequestError::Timeout) => {
+            ext.log_marker(&format!("command /{command} timed out"));
+            Err(CommandError::Timeout { extension, command })
+        }
         Err(RequestError::Write(e)) => Err(CommandError::Write(e)),
     }
 }

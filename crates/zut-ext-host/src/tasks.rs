@@ -42,13 +42,23 @@ pub(crate) fn start_tasks<R>(
             w_ext.fail_all_pending();
         }
     });
-    // Waiter: owns the child and publishes how it ended.
+    // Waiter: owns the child, logs and publishes how it ended. An exit
+    // that is not part of a shutdown is also a doctor diagnostic.
     let x_ext = Arc::clone(ext);
+    let x_shared = Arc::downgrade(shared);
     tokio::spawn(async move {
         let how = match child.wait().await {
             Ok(status) => crate::process::describe_exit(status),
             Err(e) => format!("wait failed: {e}"),
         };
+        let stopping = x_shared
+            .upgrade()
+            .is_none_or(|s| s.shutting_down.load(Ordering::Acquire));
+        if stopping {
+            x_ext.log_marker(&format!("process exited: {how}"));
+        } else {
+            x_ext.warn_always(format!("process exited: {how}"));
+        }
         x_ext.exit.send_replace(Some(how));
     });
     // Reader. It holds the host only weakly, so dropping the last

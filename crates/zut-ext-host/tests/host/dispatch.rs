@@ -94,6 +94,10 @@ async fn e6_command_timeout_and_late_reply_ignored() {
         }
     );
     assert_eq!(err.to_string(), "timeout waiting for sleepy/cmd");
+    assert!(run
+        .env
+        .log("sleepy")
+        .contains("[zut] command /cmd timed out"));
     // The late reply arrives while the next request is pending and must
     // not be taken for its answer.
     let r = run.host.invoke_command("cmd", "quick").await.unwrap();
@@ -240,6 +244,20 @@ async fn f5_crash_mid_call_fails_at_once_then_unregistered() {
         "extension crashy/t failed: extension disconnected"
     );
     assert!(run.ui.wait_chrome_clear("crashy").await);
+    // Reported: how the process ended, in doctor and in the log.
+    assert!(
+        eventually(Duration::from_secs(5), || has_diag(
+            &run.report_of("crashy"),
+            "process exited: exit status 3"
+        ))
+        .await
+    );
+    let log = run.env.log("crashy");
+    assert!(log.contains("[zut] process exited: exit status 3"), "{log}");
+    assert!(
+        log.contains("[zut] extension crashy read loop exited at "),
+        "{log}"
+    );
     let later = run.host.call_tool("t", json!({})).await;
     assert!(later.is_error);
     assert_eq!(

@@ -322,5 +322,12 @@ async fn interceptor_dying_mid_chain_is_skipped_at_once() {
     );
     assert!(run.ui.wait_chrome_clear("dies").await);
     assert!(!run.report_of("dies").alive);
+    assert!(
+        eventually(Duration::from_secs(5), || run
+            .env
+            .log("dies")
+            .contains("[zut] process exited: exit status 1"))
+        .await
+    );
     run.stop().await;
 }

@@ -213,6 +213,13 @@ async fn extension_closing_its_stdin_fails_calls_promptly() {
         out.text().starts_with("extension shut/x failed: write: "),
         "{out:?}"
     );
+    assert!(
+        run.env
+            .log("shut")
+            .contains("[zut] write to extension failed: "),
+        "{}",
+        run.env.log("shut")
+    );
     run.stop().await;
     assert!(run.host.pids().is_empty());
 }

@@ -230,6 +230,14 @@ async fn d8_exit_before_ready_releases_waiters_at_once() {
     assert!(started.elapsed() < Duration::from_secs(15));
     assert!(!run.report_of("quitter").alive);
     assert!(!run.host.has_command("gone"));
+    assert!(
+        eventually(Duration::from_secs(5), || has_diag(
+            &run.report_of("quitter"),
+            "process exited: exit status 0"
+        ))
+        .await
+    );
+    assert!(run.env.log("quitter").contains("read loop exited at "));
     run.stop().await;
 }
 

@@ -130,6 +130,17 @@ async fn j3_crash_at_runtime_leaves_others_working() {
     assert_eq!(names, vec!["st".to_string()]);
     assert_eq!(run.host.call_tool("st", json!({})).await.text(), "st:{}");
     assert!(!run.report_of("crasher").alive);
+    assert!(
+        eventually(Duration::from_secs(5), || has_diag(
+            &run.report_of("crasher"),
+            "process exited: signal: killed"
+        ))
+        .await
+    );
+    assert!(run
+        .env
+        .log("crasher")
+        .contains("[zut] process exited: signal: killed"));
     assert!(run.ui.of("steady").is_empty());
     run.stop().await;
 }
