@@ -8,7 +8,7 @@ use std::process::Stdio;
 
 use common::*;
 use serde_json::{json, Value};
-use zut_llm_server::{LlmServer, Script};
+use zut_llm_server::{Block, Format, LlmServer, Script};
 
 /// Runs `zut` with provider flags pointing at `server`, off the async runtime.
 async fn zut_llm(env: &TestEnv, server: &LlmServer, args: &[&str], stdin: Option<&str>) -> Run {
@@ -67,6 +67,92 @@ async fn print_mode_prints_the_final_text_only() {
     let req = &server.requests()[0];
     assert_eq!(req.header("x-api-key"), Some("sk-cli-secret"));
     assert!(req.raw_body.contains("say hi"));
+}
+
+#[tokio::test]
+async fn stream_mode_separates_the_text_of_successive_steps() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    // Step 1: text without a trailing newline, then a tool call; step 2:
+    // the final text. Their texts must not run into each other.
+    server.push(Script::reply(
+        Format::Anthropic,
+        vec![
+            Block::text("Let me look."),
+            Block::tool_call("t1", "bash", r#"{"command":"echo hi","timeout":10}"#),
+        ],
+    ));
+    server.push(Script::anthropic_text("Done: it printed hi."));
+    let r = zut_llm(&env, &server, &["--no-ext", "--stream", "go"], None).await;
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.stdout, "Let me look.\n\nDone: it printed hi.\n");
+}
+
+#[tokio::test]
+async fn sigterm_aborts_the_run_shuts_extensions_down_and_exits_143() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    // message_start, content_block_start, then two 5-byte text deltas.
+    server.push(
+        Script::anthropic_text("partial answer that never ends")
+            .delta_bytes(5)
+            .hang_after(5),
+    );
+    let dir = env.global_dir("polite");
+    zut_test_support::python_extension(
+        &dir,
+        "polite",
+        r#"import json, sys
+def emit(o):
+    sys.stdout.write(json.dumps(o) + "\n"); sys.stdout.flush()
+emit({"type": "hello", "protocol_version": 2, "name": "polite", "version": "1.0.0"})
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello_ack":
+        emit({"type": "ready"})
+    elif msg["type"] == "shutdown":
+        sys.stderr.write("polite: got shutdown\n"); sys.stderr.flush()
+        emit({"type": "shutdown_ack"})
+        break
+"#,
+    );
+    let mut cmd = zut_cmd(&env, &[]);
+    cmd.args([
+        "--provider",
+        "anthropic",
+        "--base-url",
+        &server.url(),
+        "--api-key",
+        "k",
+        "--stream",
+        "go",
+    ])
+    .stdin(Stdio::null())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    let pid = child.id() as i32;
+    for _ in 0..200 {
+        if !server.requests().is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    // SAFETY: plain kill(2) on our own child.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    let r = Run::from(out);
+    assert_eq!(r.code, 143, "{r:?}");
+    assert!(r.stderr.contains("zut: aborted"), "{r:?}");
+    // The streamed part reached stdout and the line was ended.
+    assert_eq!(r.stdout, "partial an\n", "{r:?}");
+    // The extension got a proper shutdown, not just a kill.
+    let log =
+        std::fs::read_to_string(env.home.join("logs").join("ext-polite.log")).unwrap_or_default();
+    assert!(log.contains("polite: got shutdown"), "extension log: {log}");
 }
 
 #[tokio::test]

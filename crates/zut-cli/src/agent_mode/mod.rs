@@ -7,6 +7,7 @@ mod setup;
 mod slash;
 mod stats;
 
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -89,14 +90,8 @@ async fn run_prompt(
     host.emit_session_event(EventName::SESSION_START, None);
 
     let cancel = CancellationToken::new();
-    let watcher = {
-        let cancel = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                cancel.cancel();
-            }
-        })
-    };
+    let stopped_by = Arc::new(AtomicI32::new(0));
+    let watcher = tokio::spawn(watch_signals(cancel.clone(), stopped_by.clone()));
     let provider_name = setup.provider.name().to_string();
     let model = setup.provider.model().to_string();
     let mut agent = Agent::new(setup.provider, Some(host.clone()), setup.agent);
@@ -135,17 +130,48 @@ async fn run_prompt(
             started.elapsed().as_millis(),
         );
     }
-    finish(result, mode, &out)
+    let signal = stopped_by.load(Ordering::SeqCst);
+    finish(result, mode, &out, signal)
+}
+
+/// Cancels the run on the first SIGINT (Ctrl+C) or SIGTERM and records
+/// which signal it was, so the exit status can say so (130 or 143). The
+/// run then ends through its normal path: the model request and any tool
+/// are cancelled, extensions are shut down, buffered output is written.
+async fn watch_signals(cancel: CancellationToken, stopped_by: Arc<AtomicI32>) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let (Ok(mut int), Ok(mut term)) = (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) else {
+            return;
+        };
+        let sig = tokio::select! {
+            _ = int.recv() => libc::SIGINT,
+            _ = term.recv() => libc::SIGTERM,
+        };
+        stopped_by.store(sig, Ordering::SeqCst);
+        cancel.cancel();
+    }
+    #[cfg(not(unix))]
+    {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            stopped_by.store(2, Ordering::SeqCst);
+            cancel.cancel();
+        }
+    }
 }
 
 /// Prints the mode's final output and picks the exit status.
-fn finish(result: SlashOutcome, mode: Mode, out: &Output) -> i32 {
+fn finish(result: SlashOutcome, mode: Mode, out: &Output, signal: i32) -> i32 {
     let outcome = match result {
         SlashOutcome::Done => return 0,
         SlashOutcome::Failed(msg) => return fail(&msg),
         SlashOutcome::Prompt(o) => o,
     };
-    if mode == Mode::Stream && out.streamed_text() {
+    if mode == Mode::Stream && out.line_open() {
         println!();
     }
     match outcome {
@@ -165,7 +191,11 @@ fn finish(result: SlashOutcome, mode: Mode, out: &Output) -> i32 {
             if mode != Mode::Json {
                 eprintln!("zut: aborted");
             }
-            EXIT_ABORTED
+            if signal > 0 {
+                128 + signal
+            } else {
+                EXIT_ABORTED
+            }
         }
         PromptOutcome::Failed { message } => {
             if mode == Mode::Json {

@@ -35,7 +35,12 @@ pub struct Output {
 struct State {
     usage: UsageCounts,
     steps: u64,
-    streamed_text: bool,
+    /// Stream mode: whether the last text written did not end a line.
+    line_open: bool,
+    /// Stream mode: whether text was streamed since the current step began.
+    step_text: bool,
+    /// Stream mode: whether any text reached the output yet.
+    wrote_text: bool,
     /// Output not yet written to stdout.
     pending: Vec<u8>,
 }
@@ -58,7 +63,6 @@ impl Output {
         match ev {
             AgentEvent::Usage(u) => st.usage = u.cumulative,
             AgentEvent::TurnStart { step } => st.steps = *step,
-            AgentEvent::TextDelta { .. } => st.streamed_text = true,
             _ => {}
         }
         match self.mode {
@@ -67,7 +71,22 @@ impl Output {
                 st.pending.push(b'\n');
             }
             Mode::Stream => match ev {
-                AgentEvent::TextDelta { delta } => st.pending.extend_from_slice(delta.as_bytes()),
+                AgentEvent::TurnStart { .. } => {
+                    st.step_text = false;
+                    return;
+                }
+                AgentEvent::TextDelta { delta } if !delta.is_empty() => {
+                    // A later step's text starts on a new paragraph, so the
+                    // steps' replies do not run into each other.
+                    if !st.step_text && st.wrote_text {
+                        let sep: &[u8] = if st.line_open { b"\n\n" } else { b"\n" };
+                        st.pending.extend_from_slice(sep);
+                    }
+                    st.step_text = true;
+                    st.wrote_text = true;
+                    st.line_open = !delta.ends_with('\n');
+                    st.pending.extend_from_slice(delta.as_bytes());
+                }
                 _ => return,
             },
             _ => return,
@@ -93,9 +112,9 @@ impl Output {
         }
     }
 
-    /// Whether the stream mode printed any text (to end it with a newline).
-    pub fn streamed_text(&self) -> bool {
-        self.state.lock().map(|s| s.streamed_text).unwrap_or(false)
+    /// Whether the stream mode left a line open (to end it with a newline).
+    pub fn line_open(&self) -> bool {
+        self.state.lock().map(|s| s.line_open).unwrap_or(false)
     }
 
     /// Running token totals and the number of model calls.

@@ -45,9 +45,14 @@ pub async fn run(
         };
         return SlashOutcome::Failed(format!("unknown command /{name} ({hint})"));
     }
-    let reply = match host.invoke_command(name, args).await {
-        Ok(r) => r,
-        Err(e) => return SlashOutcome::Failed(e.to_string()),
+    // Ctrl+C / SIGTERM while the extension works on the command ends the
+    // run at once; the late reply is then ignored as an unknown id.
+    let reply = tokio::select! {
+        r = host.invoke_command(name, args) => match r {
+            Ok(r) => r,
+            Err(e) => return SlashOutcome::Failed(e.to_string()),
+        },
+        () = cancel.cancelled() => return SlashOutcome::Prompt(PromptOutcome::Aborted),
     };
     let r = &reply.response;
     let label = format!("/{} ({})", reply.command, reply.extension);
