@@ -8,7 +8,9 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 use zut_ext_host::{AssistantVerdict, ExtensionHost, TurnStartVerdict};
 use zut_protocol::{Event, EventName};
-use zut_providers::{Message, Part, Provider, ProviderError, Request, Role, StopReason};
+use zut_providers::{
+    Message, Part, Provider, ProviderError, Request, Role, StopReason, StreamEvent, Wire,
+};
 
 use crate::config::AgentConfig;
 use crate::event::{AgentEvent, UsageCounts, UsageEvent};
@@ -134,10 +136,23 @@ impl Agent {
             let request = self.request(&tools, context.as_deref());
             let provider_name = self.provider.name().to_string();
             let model = self.provider.model().to_string();
+            let mode = match self.provider.config().wire {
+                Wire::Anthropic => "explicit",
+                Wire::OpenAi => "automatic",
+            };
             let result = {
                 let mut on_event = |ev| {
+                    let first = matches!(ev, StreamEvent::RequestStarted { attempt: 1, .. });
                     if let Some(a) = map_stream_event(ev, &provider_name, &model) {
                         sink(a);
+                    }
+                    if first {
+                        sink(AgentEvent::CacheDiagnostics {
+                            eligible: true,
+                            mode,
+                            transport: "http-sse",
+                            continuation: step > 1,
+                        });
                     }
                 };
                 self.provider.stream(&request, cancel, &mut on_event).await

@@ -17,6 +17,21 @@ pub enum AgentEvent {
         /// 1-based model-call number within the prompt.
         step: u64,
     },
+    /// How the coming model request uses prompt caching (once per model
+    /// call, after its first `request_started`).
+    CacheDiagnostics {
+        /// Whether the request can hit a provider-side prompt cache.
+        eligible: bool,
+        /// `explicit` (Anthropic: `cache_control` breakpoints on the system
+        /// prompt, the tools and the newest user message) or `automatic`
+        /// (OpenAI-compatible: the server caches prefixes on its own).
+        mode: &'static str,
+        /// How the request travels: always `http-sse`.
+        transport: &'static str,
+        /// Whether the request extends the previous request of the same
+        /// prompt (step > 1), so its prefix should already be cached.
+        continuation: bool,
+    },
     /// An HTTP attempt starts.
     RequestStarted {
         /// Provider name.
@@ -89,6 +104,14 @@ pub enum AgentEvent {
         id: String,
         /// Tool name.
         name: String,
+    },
+    /// Live output of a running tool (today only `bash` streams): chunks in
+    /// order, advisory; the `tool_result` still carries the whole result.
+    ToolProgress {
+        /// Call id.
+        id: String,
+        /// Output chunk (valid UTF-8, possibly several lines).
+        text: String,
     },
     /// A tool's result.
     ToolResult {

@@ -1,6 +1,8 @@
 //! One tool call: `tool_call` event, interception, validation, execution
 //! (built-in or extension), result.
 
+use std::sync::Arc;
+
 use base64::Engine as _;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -73,7 +75,7 @@ impl Agent {
             name: name.to_string(),
         });
         let (is_error, content) = match &entry.owner {
-            ToolOwner::Builtin => self.run_builtin(name, &effective, cancel).await,
+            ToolOwner::Builtin => self.run_builtin(id, name, &effective, cancel, sink).await,
             ToolOwner::Extension(ext) => {
                 self.run_extension(ext, name, effective, tools, cancel)
                     .await
@@ -109,15 +111,45 @@ impl Agent {
         }
     }
 
+    /// Runs a built-in tool; its live output becomes `tool_progress` events,
+    /// emitted as it arrives and always before the result.
     async fn run_builtin(
         &self,
+        id: &str,
         name: &str,
         args: &Value,
         cancel: &CancellationToken,
+        sink: EventSink<'_>,
     ) -> (bool, Vec<Part>) {
-        let mut ctx = zut_tools::ToolContext::new(self.config.cwd.clone());
-        ctx.cancel = cancel.child_token();
-        let out = zut_tools::run_builtin(name, args, &ctx).await;
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+        let progress: zut_tools::ProgressFn = Arc::new(move |chunk: &str| {
+            let _ = tx.send(chunk.to_string());
+        });
+        let ctx = zut_tools::ToolContext::new(self.config.cwd.clone())
+            .with_cancel(cancel.child_token())
+            .with_progress(progress);
+        let mut emit = |text: String| {
+            sink(AgentEvent::ToolProgress {
+                id: id.to_string(),
+                text,
+            })
+        };
+        let out = {
+            let run = zut_tools::run_builtin(name, args, &ctx);
+            tokio::pin!(run);
+            loop {
+                tokio::select! {
+                    biased;
+                    Some(text) = rx.recv() => emit(text),
+                    out = &mut run => break out,
+                }
+            }
+        };
+        // The sender lives in `ctx`: dropping it ends the channel.
+        drop(ctx);
+        while let Ok(text) = rx.try_recv() {
+            emit(text);
+        }
         let content = out
             .content
             .into_iter()

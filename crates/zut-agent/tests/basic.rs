@@ -129,6 +129,14 @@ async fn multi_step_loop_with_every_builtin_tool() {
         assert_eq!(r["is_error"], false, "{r}");
     }
     assert_eq!(of_type(&events, "turn_start").len(), 6);
+    let caches = of_type(&events, "cache_diagnostics");
+    assert_eq!(caches.len(), 6, "one per model call");
+    assert_eq!(
+        *caches[0],
+        serde_json::json!({"type":"cache_diagnostics","eligible":true,"mode":"explicit",
+            "transport":"http-sse","continuation":false})
+    );
+    assert_eq!(caches[5]["continuation"], true);
     let reqs = server.requests();
     assert_eq!(reqs.len(), 6);
     let tr = anthropic_tool_results(&reqs[5].body);
@@ -136,6 +144,23 @@ async fn multi_step_loop_with_every_builtin_tool() {
     assert!(tr[1].2.contains("alpha"), "read result: {}", tr[1].2);
     assert!(tr[3].2.contains("gamma"), "bash result: {}", tr[3].2);
     assert!(tr[4].2.contains("a.txt"), "grep result: {}", tr[4].2);
+    // bash's live output arrived as tool_progress, before its result.
+    let progress: String = of_type(&events, "tool_progress")
+        .iter()
+        .inspect(|p| assert_eq!(p["id"], "t4", "{p}"))
+        .map(|p| p["text"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(progress, "alpha\ngamma\n");
+    let t = types(&events);
+    let pos = |ty: &str| t.iter().position(|x| x == ty).unwrap();
+    let bash_result = results.iter().position(|r| r["id"] == "t4").unwrap();
+    let result_positions: Vec<usize> = t
+        .iter()
+        .enumerate()
+        .filter(|(_, x)| *x == "tool_result")
+        .map(|(i, _)| i)
+        .collect();
+    assert!(pos("tool_progress") < result_positions[bash_result]);
 }
 
 #[tokio::test]
