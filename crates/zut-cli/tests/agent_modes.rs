@@ -299,6 +299,41 @@ async fn extension_slash_commands_in_print_mode() {
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("interactive"), "{}", r.stderr);
     assert_eq!(server.requests().len(), 1);
+
+    // Without any model configuration (no flag, no key in the environment
+    // or auth.json), `display` still works; `prompt` and a plain prompt
+    // fail with the provider's message.
+    let bare = |args: &[&str]| {
+        let mut cmd = zut_cmd(&env, args);
+        for var in [
+            "ANTHROPIC_API_KEY",
+            "OPENAI_API_KEY",
+            "OPENROUTER_API_KEY",
+            "GROQ_API_KEY",
+            "DEEPSEEK_API_KEY",
+            "ZUT_PROVIDER",
+            "ZUT_MODEL",
+        ] {
+            cmd.env_remove(var);
+        }
+        Run::from(cmd.stdin(Stdio::null()).output().unwrap())
+    };
+    let r = bare(&["-p", "/cwd"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.stdout.trim(), env.project.to_string_lossy());
+    let r = bare(&["-p", "/hello"]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(
+        r.stderr.contains("the command's prompt needs a model") && r.stderr.contains("key"),
+        "{r:?}"
+    );
+    let r = bare(&["-p", "plain prompt"]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(r.stderr.contains("key"), "{r:?}");
+    assert!(
+        !r.stderr.contains("extension"),
+        "fails before extensions start: {r:?}"
+    );
 }
 
 #[tokio::test]

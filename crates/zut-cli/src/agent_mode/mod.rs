@@ -56,6 +56,13 @@ pub fn run(args: GlobalArgs, mode: Mode) -> i32 {
         Ok(s) => s,
         Err(e) => return fail(&format!("{e:#}")),
     };
+    // A plain prompt needs the model at once: say so before starting
+    // extensions. A slash command may not (`display`), so it gets to run.
+    if input::slash_command(&text).is_none() {
+        if let Err(e) = &setup.provider {
+            return fail(e);
+        }
+    }
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -92,22 +99,30 @@ async fn run_prompt(
     let cancel = CancellationToken::new();
     let stopped_by = Arc::new(AtomicI32::new(0));
     let watcher = tokio::spawn(watch_signals(cancel.clone(), stopped_by.clone()));
-    let provider_name = setup.provider.name().to_string();
-    let model = setup.provider.model().to_string();
-    let mut agent = Agent::new(setup.provider, Some(host.clone()), setup.agent);
+    let (provider_name, model) = (setup.host_provider, setup.host_model);
+    let mut agent = setup
+        .provider
+        .map(|p| Agent::new(p, Some(host.clone()), setup.agent));
 
-    let result = match input::slash_command(&text) {
-        Some((name, args)) => {
-            slash::run(&name, &args, &host, &mut agent, &out, mode, &cancel).await
-        }
-        None => {
+    let prompt = match input::slash_command(&text) {
+        Some((name, args)) => slash::run(&name, &args, &host, &out, mode, &cancel).await,
+        None => SlashOutcome::RunPrompt(text),
+    };
+    let result = match (prompt, &mut agent) {
+        (SlashOutcome::RunPrompt(text), Ok(agent)) => {
             let mut sink = |ev: AgentEvent| out.agent_event(&ev);
-            SlashOutcome::Prompt(
+            Finished::Prompt(
                 agent
                     .prompt(vec![Part::Text { text }], &cancel, &mut sink)
                     .await,
             )
         }
+        (SlashOutcome::RunPrompt(_), Err(e)) => Finished::Failed(format!(
+            "the command's prompt needs a model, but none is configured: {e}"
+        )),
+        (SlashOutcome::Aborted, _) => Finished::Prompt(PromptOutcome::Aborted),
+        (SlashOutcome::Done, _) => Finished::Done,
+        (SlashOutcome::Failed(msg), _) => Finished::Failed(msg),
     };
     watcher.abort();
     drop(agent);
@@ -132,6 +147,16 @@ async fn run_prompt(
     }
     let signal = stopped_by.load(Ordering::SeqCst);
     finish(result, mode, &out, signal)
+}
+
+/// How the run ended.
+enum Finished {
+    /// A turn ran (from the prompt or a command's `prompt` action).
+    Prompt(PromptOutcome),
+    /// A slash command finished without a turn (display/noop); exit 0.
+    Done,
+    /// Failed with this message; exit 1.
+    Failed(String),
 }
 
 /// Cancels the run on the first SIGINT (Ctrl+C) or SIGTERM and records
@@ -165,11 +190,11 @@ async fn watch_signals(cancel: CancellationToken, stopped_by: Arc<AtomicI32>) {
 }
 
 /// Prints the mode's final output and picks the exit status.
-fn finish(result: SlashOutcome, mode: Mode, out: &Output, signal: i32) -> i32 {
+fn finish(result: Finished, mode: Mode, out: &Output, signal: i32) -> i32 {
     let outcome = match result {
-        SlashOutcome::Done => return 0,
-        SlashOutcome::Failed(msg) => return fail(&msg),
-        SlashOutcome::Prompt(o) => o,
+        Finished::Done => return 0,
+        Finished::Failed(msg) => return fail(&msg),
+        Finished::Prompt(o) => o,
     };
     if mode == Mode::Stream && out.line_open() {
         println!();

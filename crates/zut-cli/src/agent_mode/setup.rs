@@ -32,10 +32,16 @@ pub const BUILTIN_COMMANDS: &[&str] = &[
 
 /// Everything a non-interactive run needs.
 pub struct RunSetup {
-    /// The model client.
-    pub provider: Provider,
+    /// The model client, or why none could be configured. A run that only
+    /// invokes an extension slash command answering `display` needs none,
+    /// so the error is reported only when a model call is due.
+    pub provider: Result<Provider, String>,
     /// Extension host configuration.
     pub host: HostConfig,
+    /// Provider name announced to extensions (also for `--stats`).
+    pub host_provider: String,
+    /// Model id announced to extensions.
+    pub host_model: String,
     /// Agent configuration.
     pub agent: AgentConfig,
 }
@@ -69,15 +75,24 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
         ..Default::default()
     };
     let env = |k: &str| std::env::var(k).ok();
-    let config = zut_providers::resolve(&opts, &env, home.root()).map_err(|e| anyhow!("{e}"))?;
-    let provider = Provider::new(config).map_err(|e| anyhow!("{e}"))?;
+    let provider = zut_providers::resolve(&opts, &env, home.root())
+        .and_then(Provider::new)
+        .map_err(|e| e.to_string());
     let builtins = enabled_builtins(args)?;
 
     let mut host = HostConfig::new(home.clone(), cwd.clone());
     host.ext_paths = args.ext.iter().map(|p| here.join(p)).collect();
     host.no_ext = args.no_ext;
-    host.provider = provider.name().to_string();
-    host.model = provider.model().to_string();
+    // hello_ack's provider/model: the resolved ones, else what was asked.
+    let (name, model) = match &provider {
+        Ok(p) => (p.name().to_string(), p.model().to_string()),
+        Err(_) => (
+            args.provider.clone().unwrap_or_default(),
+            args.model.clone().unwrap_or_default(),
+        ),
+    };
+    host.provider = name.clone();
+    host.model = model.clone();
     host.builtin_tools = builtins.clone();
     host.builtin_commands = BUILTIN_COMMANDS.iter().map(|s| s.to_string()).collect();
     host.persist_state = false;
@@ -97,6 +112,8 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
     Ok(RunSetup {
         provider,
         host,
+        host_provider: name,
+        host_model: model,
         agent,
     })
 }

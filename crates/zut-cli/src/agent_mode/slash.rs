@@ -1,9 +1,8 @@
 //! Extension slash commands outside the interactive mode (`zut -p "/hello"`).
 
 use tokio_util::sync::CancellationToken;
-use zut_agent::{Agent, AgentEvent, PromptOutcome};
+use zut_agent::AgentEvent;
 use zut_ext_host::ExtensionHost;
-use zut_providers::Part;
 
 use super::output::Output;
 use super::setup::BUILTIN_COMMANDS;
@@ -11,8 +10,10 @@ use crate::args::Mode;
 
 /// What a slash command led to.
 pub enum SlashOutcome {
-    /// The command's `prompt` action ran a turn.
-    Prompt(PromptOutcome),
+    /// The command's `prompt` action: run a turn with this text.
+    RunPrompt(String),
+    /// The run was aborted (Ctrl+C / SIGTERM) while the command ran.
+    Aborted,
     /// Finished without a turn (display/noop); exit 0.
     Done,
     /// Failed with this message; exit 1.
@@ -24,7 +25,6 @@ pub async fn run(
     name: &str,
     args: &str,
     host: &ExtensionHost,
-    agent: &mut Agent,
     out: &Output,
     mode: Mode,
     cancel: &CancellationToken,
@@ -52,7 +52,7 @@ pub async fn run(
             Ok(r) => r,
             Err(e) => return SlashOutcome::Failed(e.to_string()),
         },
-        () = cancel.cancelled() => return SlashOutcome::Prompt(PromptOutcome::Aborted),
+        () = cancel.cancelled() => return SlashOutcome::Aborted,
     };
     let r = &reply.response;
     let label = format!("/{} ({})", reply.command, reply.extension);
@@ -60,15 +60,7 @@ pub async fn run(
         return SlashOutcome::Failed(format!("{label}: {}", r.error));
     }
     match r.action.as_str() {
-        "prompt" => {
-            let mut sink = |ev: AgentEvent| out.agent_event(&ev);
-            let text = r.prompt.clone();
-            SlashOutcome::Prompt(
-                agent
-                    .prompt(vec![Part::Text { text }], cancel, &mut sink)
-                    .await,
-            )
-        }
+        "prompt" => SlashOutcome::RunPrompt(r.prompt.clone()),
         "display" => {
             if mode == Mode::Json {
                 out.json_line(
