@@ -234,7 +234,12 @@ pub fn resolve_exec(exec: &str, dir: &Path) -> ExecSpec {
     }
     if exec == "." || exec == ".." || exec.contains('/') || exec.contains(std::path::MAIN_SEPARATOR)
     {
-        return ExecSpec::Local(dir.join(path));
+        // `./run` is `<dir>/run`, not `<dir>/./run`, in paths we show.
+        let rel: PathBuf = path
+            .components()
+            .filter(|c| !matches!(c, Component::CurDir))
+            .collect();
+        return ExecSpec::Local(dir.join(rel));
     }
     ExecSpec::Path(exec.to_string())
 }
@@ -319,7 +324,11 @@ mod tests {
     fn exec_resolution() {
         let d = Path::new("/e");
         assert_eq!(resolve_exec("node", d), ExecSpec::Path("node".into()));
-        assert_eq!(resolve_exec("./run", d), ExecSpec::Local("/e/./run".into()));
+        assert_eq!(resolve_exec("./run", d), ExecSpec::Local("/e/run".into()));
+        assert_eq!(
+            resolve_exec("./bin/./run", d),
+            ExecSpec::Local("/e/bin/run".into())
+        );
         assert_eq!(
             resolve_exec("bin/run", d),
             ExecSpec::Local("/e/bin/run".into())
