@@ -5,6 +5,7 @@ mod agent_mode;
 mod args;
 mod ext_cmd;
 mod interrupt;
+mod update;
 
 use std::process::ExitCode;
 
@@ -29,10 +30,7 @@ fn main() -> ExitCode {
 fn route(mut argv: Vec<String>) -> i32 {
     match argv.first().map(String::as_str) {
         Some("ext") => ext_cmd::run(&argv[1..]),
-        Some("update") => {
-            eprintln!("zut: `zut update` is not available in this build yet");
-            1
-        }
+        Some("update") => update::run(&argv[1..]),
         Some("rpc") => {
             argv[0] = "--rpc".to_string();
             args::run(argv)
