@@ -3,6 +3,7 @@
 
 mod agent_mode;
 mod args;
+mod builtin_names;
 mod ext_cmd;
 mod interrupt;
 mod update;

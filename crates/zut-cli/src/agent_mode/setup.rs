@@ -8,28 +8,6 @@ use zut_providers::{Provider, ProviderOptions, Reasoning};
 
 use crate::args::GlobalArgs;
 
-/// Built-in slash command names: they always win over extension commands
-/// (protocol.md §7.1), case-insensitively.
-pub const BUILTIN_COMMANDS: &[&str] = &[
-    "help",
-    "exit",
-    "quit",
-    "clear",
-    "info",
-    "model",
-    "reasoning",
-    "compact",
-    "session",
-    "sessions",
-    "fork",
-    "cd",
-    "skills",
-    "reload-ext",
-    "login",
-    "logout",
-    "settings",
-];
-
 /// Everything a non-interactive run needs.
 pub struct RunSetup {
     /// The model client, or why none could be configured. A run that only
@@ -94,7 +72,10 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
     host.provider = name.clone();
     host.model = model.clone();
     host.builtin_tools = builtins.clone();
-    host.builtin_commands = BUILTIN_COMMANDS.iter().map(|s| s.to_string()).collect();
+    host.builtin_commands = crate::builtin_names::COMMANDS
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     host.persist_state = false;
 
     let mut agent = AgentConfig::new(cwd.clone(), home.root());

@@ -5,7 +5,6 @@ use zut_agent::AgentEvent;
 use zut_ext_host::ExtensionHost;
 
 use super::output::Output;
-use super::setup::BUILTIN_COMMANDS;
 use crate::args::Mode;
 
 /// What a slash command led to.
@@ -29,7 +28,7 @@ pub async fn run(
     mode: Mode,
     cancel: &CancellationToken,
 ) -> SlashOutcome {
-    if BUILTIN_COMMANDS.contains(&name) {
+    if crate::builtin_names::is_command(name) {
         return SlashOutcome::Failed(format!("/{name} needs the interactive mode"));
     }
     if !host.has_command(name) {

@@ -8,8 +8,8 @@ use zut_ext_host::{
     ui_channel, CommandInfo, ExtensionHost, ExtensionReport, HostConfig, LoadError, Planned, UiKind,
 };
 
-use super::builtins;
 use super::scan::ScanInput;
+use crate::builtin_names;
 use crate::interrupt::Interrupted;
 
 /// Doctor's overall process budget: an extension that has not said
@@ -84,8 +84,14 @@ pub fn config(input: &ScanInput) -> HostConfig {
     config.zut_version = env!("CARGO_PKG_VERSION").to_string();
     config.provider = String::new();
     config.model = String::new();
-    config.builtin_commands = builtins::COMMANDS.iter().map(|s| s.to_string()).collect();
-    config.builtin_tools = builtins::TOOLS.iter().map(|s| s.to_string()).collect();
+    config.builtin_commands = builtin_names::COMMANDS
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    config.builtin_tools = builtin_names::DEFAULT_TOOLS
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     config.timeouts.hello = HELLO_TIMEOUT;
     config.timeouts.ready = READY_TIMEOUT;
     config.timeouts.shutdown_grace = SHUTDOWN_GRACE;

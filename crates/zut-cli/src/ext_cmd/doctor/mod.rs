@@ -10,10 +10,8 @@
 //! | `scan.rs` | static rows, manifest errors with file and field |
 //! | `live.rs` | host configuration, start, snapshot, shutdown |
 //! | `render.rs` | status precedence, blocks, load errors, hints |
-//! | `builtins.rs` | built-in command and tool names |
 
 mod args;
-mod builtins;
 mod live;
 mod render;
 mod scan;

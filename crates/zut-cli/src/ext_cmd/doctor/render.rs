@@ -7,9 +7,9 @@ use std::path::Path;
 use zut_ext_host::manifest::{resolve_exec, ExecSpec};
 use zut_ext_host::{ExtensionReport, LoadError, Planned, Readiness, Registration, SlotState};
 
-use super::builtins;
 use super::live::Snapshot;
 use super::scan::StaticRow;
+use crate::builtin_names;
 
 /// Lines of the extension's own stderr shown for a failed or exited one.
 const TAIL_LINES: usize = 5;
@@ -381,7 +381,7 @@ fn command_owner(rep: &ExtensionReport, i: usize, snap: &Snapshot) -> String {
     if earlier_active(&rep.commands[..i], name, true) {
         return " by an earlier registration of this extension".to_string();
     }
-    if builtins::is_command(name) {
+    if builtin_names::is_command(name) {
         return " by a built-in command".to_string();
     }
     match snap
@@ -404,7 +404,7 @@ fn tool_owner(rep: &ExtensionReport, i: usize, snap: &Snapshot) -> String {
     if earlier_active(&rep.tools[..i], name, false) {
         return " by an earlier registration of this extension".to_string();
     }
-    if builtins::is_tool(name) {
+    if builtin_names::is_default_tool(name) {
         return " by a built-in or reserved tool name".to_string();
     }
     snap.reports
