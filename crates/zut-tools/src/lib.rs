@@ -80,21 +80,24 @@ async fn dispatch(name: &str, args: &Value, ctx: &ToolContext) -> ToolOutput {
 }
 
 /// The compiled validator of a built-in tool's schema (compiled once).
+/// The compiled validator of built-in tool `name`, compiled on first use
+/// (each compile costs memory, and a run rarely uses every tool).
 fn builtin_validator(name: &str) -> Option<&'static ArgValidator> {
-    static VALIDATORS: OnceLock<Vec<(&'static str, ArgValidator)>> = OnceLock::new();
-    let all = VALIDATORS.get_or_init(|| {
-        builtin_tools()
-            .into_iter()
-            .filter_map(|t| match ArgValidator::new(&t.schema) {
-                Ok(v) => Some((t.name, v)),
+    static VALIDATORS: [OnceLock<Option<ArgValidator>>; BUILTIN_NAMES.len()] =
+        [const { OnceLock::new() }; BUILTIN_NAMES.len()];
+    let index = BUILTIN_NAMES.iter().position(|n| *n == name)?;
+    VALIDATORS[index]
+        .get_or_init(|| {
+            let tool = builtin_tool(name)?;
+            match ArgValidator::new(&tool.schema) {
+                Ok(v) => Some(v),
                 Err(e) => {
-                    tracing::error!(tool = t.name, error = %e, "built-in tool schema does not compile");
+                    tracing::error!(tool = name, error = %e, "built-in tool schema does not compile");
                     None
                 }
-            })
-            .collect()
-    });
-    all.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+            }
+        })
+        .as_ref()
 }
 
 struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);

@@ -78,9 +78,9 @@ pub fn validate_args(schema: &Value, args: &Value) -> Result<(), String> {
 }
 
 fn describe(err: &jsonschema::ValidationError<'_>) -> String {
-    let path = err.instance_path.as_str();
+    let path = err.instance_path().as_str();
     let path = if path.is_empty() { "(root)" } else { path };
-    let schema_path = err.schema_path.as_str();
+    let schema_path = err.schema_path().as_str();
     let rule = schema_path.rsplit('/').next().unwrap_or("");
     let message = clip(&err.to_string(), MAX_MESSAGE_CHARS);
     if rule.is_empty() {
