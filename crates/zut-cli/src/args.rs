@@ -122,7 +122,8 @@ pub struct GlobalArgs {
     /// Do not read AGENTS.md context files.
     #[arg(long = "no-context-files")]
     pub no_context_files: bool,
-    /// Print mode: write provider, model, token counts and elapsed ms to FILE.
+    /// Write provider, model, token counts, model calls and elapsed ms to FILE
+    /// as JSON when the run ends (print, stream and JSON modes).
     #[arg(long, value_name = "FILE")]
     pub stats: Option<PathBuf>,
     /// Prompt text (everything after `--` is prompt text too).
