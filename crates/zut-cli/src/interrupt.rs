@@ -138,6 +138,21 @@ impl std::fmt::Display for RunError {
 
 impl std::error::Error for RunError {}
 
+/// `exit status N` or `signal: N`, like Go's error text.
+pub fn describe_status(status: ExitStatus) -> String {
+    if let Some(code) = status.code() {
+        return format!("exit status {code}");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = status.signal() {
+            return format!("signal: {sig}");
+        }
+    }
+    status.to_string()
+}
+
 /// SIGTERM to the child's process group, SIGKILL after the grace period,
 /// then reaps the child.
 fn kill_group(child: &mut Child) {

@@ -122,21 +122,12 @@ pub fn reason(what: &str, done: &Finished) -> String {
         .map(str::trim)
         .find(|l| !l.is_empty() && !l.starts_with("hint:"))
         .map(str::to_string)
-        .unwrap_or_else(|| format!("git {what}: {}", describe(done.status)))
-}
-
-fn describe(status: std::process::ExitStatus) -> String {
-    if let Some(code) = status.code() {
-        return format!("exit status {code}");
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::ExitStatusExt;
-        if let Some(sig) = status.signal() {
-            return format!("signal: {sig}");
-        }
-    }
-    status.to_string()
+        .unwrap_or_else(|| {
+            format!(
+                "git {what}: {}",
+                crate::interrupt::describe_status(done.status)
+            )
+        })
 }
 
 #[cfg(test)]

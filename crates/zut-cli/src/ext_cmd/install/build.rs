@@ -23,7 +23,7 @@ use zut_ext_host::manifest::Manifest;
 
 use super::args::Builder;
 use super::manifest_check::relative_exec;
-use crate::interrupt::{Interrupt, RunError};
+use crate::interrupt::{describe_status, Interrupt, RunError};
 
 /// What a failed build reports.
 pub type BuildResult = Result<(), BuildError>;
@@ -175,21 +175,6 @@ fn check_status(tool: &str, status: ExitStatus) -> BuildResult {
         "build extension with {tool}: {}",
         describe_status(status)
     )))
-}
-
-/// `exit status N` or `signal: N`, like Go's error text.
-pub fn describe_status(status: ExitStatus) -> String {
-    if let Some(code) = status.code() {
-        return format!("exit status {code}");
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::ExitStatusExt;
-        if let Some(sig) = status.signal() {
-            return format!("signal: {sig}");
-        }
-    }
-    status.to_string()
 }
 
 #[cfg(test)]

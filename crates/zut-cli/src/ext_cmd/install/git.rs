@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use super::build::describe_status;
+use crate::interrupt::describe_status;
 use crate::interrupt::{Interrupt, RunError};
 
 /// Why the clone failed.
