@@ -17,8 +17,8 @@
 //!
 //! - `--raw`: with `--echo` / `--intercept`, bypasses the SDK's runtime
 //!   and answers each request synchronously on the reading thread (the
-//!   SDK starts one thread per request). Only for separating the host's
-//!   cost from the SDK's in `benches/dispatch.rs`.
+//!   SDK hands reading to another thread per request). Only for
+//!   separating the host's cost from the SDK's in `benches/dispatch.rs`.
 //!
 //! Without flags it registers nothing and just becomes ready (start-up and
 //! idle benches).

@@ -14,7 +14,7 @@ use crate::error::SdkError;
 use crate::handle::Handle;
 use crate::handlers::Registry;
 use crate::host_info::HostInfo;
-use crate::pool::Pool;
+use crate::leader;
 use crate::reader::LineReader;
 use crate::response::Response;
 use crate::runtime::{Runtime, MAX_HOST_LINE};
@@ -31,6 +31,10 @@ pub const CAPABILITIES: &[&str] = &[
     "status",
     "widgets",
 ];
+
+/// Capacity of the buffer `run` reads stdin through; at least the 8 KiB
+/// of std's own stdin buffer, so that reads skip that one.
+const STDIN_BUFFER: usize = 64 * 1024;
 
 type HelloFn = dyn FnOnce(&mut Extension, &HostInfo) + Send;
 
@@ -156,7 +160,8 @@ impl Extension {
 
     /// Subscribes to lifecycle event `name` (see [`zut_protocol::EventName`]).
     /// One handler per name; the latest registration wins. Event handlers
-    /// run synchronously on the reader thread: keep them short.
+    /// run synchronously on the thread reading host frames, one at a time
+    /// in the order sent: keep them short.
     pub fn on_event<F>(&mut self, name: impl Into<String>, handler: F) -> &mut Self
     where
         F: Fn(&Event) + Send + Sync + 'static,
@@ -228,15 +233,20 @@ impl Extension {
     /// Speaks the protocol over stdin/stdout until the host sends
     /// `shutdown` or closes stdin (both return `Ok`).
     pub fn run(self) -> Result<(), SdkError> {
-        let stdin = std::io::stdin().lock();
+        // Not `stdin().lock()`: the reading role moves between threads,
+        // and a `StdinLock` cannot. Reads of at least the capacity of
+        // `Stdin`'s own buffer bypass it, so bytes are copied only once.
+        let stdin = std::io::BufReader::with_capacity(STDIN_BUFFER, std::io::stdin());
         self.run_with(stdin, std::io::stdout())
     }
 
     /// Like [`Extension::run`] over any reader and writer (tests drive it
-    /// over OS pipes). The writer is dropped when this returns.
+    /// over OS pipes). The reader is handed between threads (see the
+    /// threading model in the crate docs), hence `Send + 'static`. The
+    /// writer is dropped when this returns; the reader by then too.
     pub fn run_with<R, W>(self, reader: R, writer: W) -> Result<(), SdkError>
     where
-        R: BufRead,
+        R: BufRead + Send + 'static,
         W: Write + Send + 'static,
     {
         let handle = self.handle.clone();
@@ -247,7 +257,7 @@ impl Extension {
         result
     }
 
-    fn serve<R: BufRead>(mut self, reader: R) -> Result<(), SdkError> {
+    fn serve<R: BufRead + Send + 'static>(mut self, reader: R) -> Result<(), SdkError> {
         let handle = self.handle.clone();
         handle.send(ExtFrame::Hello(Hello {
             protocol_version: PROTOCOL_VERSION,
@@ -278,9 +288,8 @@ impl Extension {
             registry: Arc::new(self.registry),
             handle,
             host,
-            pool: Pool::new(),
         };
-        runtime.serve(&mut lines)
+        leader::serve(runtime, lines)
     }
 }
 

@@ -17,12 +17,14 @@
 //! }
 //! ```
 //!
-//! The SDK is blocking and uses plain std threads (no async runtime):
-//! the reader runs on the thread that calls `run`; every command, tool
-//! and intercept request runs on a worker thread of its own for as long as
-//! it takes (workers are reused once idle, so handlers may block without
-//! delaying other requests); panel callbacks run on one thread per panel
-//! id; event handlers run on the reader. Stdout carries protocol frames
+//! The SDK is blocking and uses plain std threads (no async runtime).
+//! One thread at a time reads host frames (the *leader*); for a command,
+//! tool or intercept request it hands reading over to another (pooled)
+//! thread and then runs the handler itself, so handlers may block without
+//! delaying the reader or other requests; event handlers run on the
+//! reading thread, in order; panel callbacks run on one thread per panel
+//! id; the thread that calls `run` waits for the connection to end. See
+//! the threading model in `docs/sdk-rust.md`. Stdout carries protocol frames
 //! only: log with [`Handle::log`] (stderr).
 
 #![warn(missing_docs)]
@@ -34,6 +36,7 @@ mod extension;
 mod handle;
 mod handlers;
 mod host_info;
+mod leader;
 mod panels;
 mod pool;
 mod reader;

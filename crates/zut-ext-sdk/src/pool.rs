@@ -1,10 +1,10 @@
-//! A small cached thread pool for request handlers.
+//! A small cached thread pool: the threads that take turns reading the
+//! host connection and running request handlers (see [`crate::leader`]).
 //!
-//! Every `command_invoked`, `tool_call` and `event_intercept` runs on a
-//! worker thread so that a blocking handler never stalls the reader or the
-//! other requests. Starting an OS thread per request costs tens of
-//! microseconds, about as much as the rest of a round trip, so finished
-//! workers are kept and reused:
+//! A leader hands the reading role on by submitting a "lead" job here
+//! just before it runs a request's handler. Starting an OS thread costs
+//! tens of microseconds, about as much as the rest of a round trip, so
+//! finished workers are kept and reused:
 //!
 //! - a job goes to an idle worker if there is one (handed over directly,
 //!   no shared queue), otherwise a new worker is started for it, so the
@@ -12,20 +12,19 @@
 //!   never delays another request;
 //! - idle workers are reused most-recently-idle first; a worker idle for
 //!   [`KEEP_ALIVE`] exits, and at most [`MAX_IDLE`] are kept;
-//! - if no thread can be started, the job runs on the caller's thread
-//!   rather than being lost;
-//! - on Unix a worker sleeps on its own socket pair rather than on a
-//!   condition variable: the kernel treats a socket wake-up as a hand-off
-//!   and runs the worker on the CPU of the reader that woke it, where a
-//!   futex wake-up tends to send it to another (idle, possibly halted)
-//!   CPU. On a loaded two-CPU machine that difference is most of the
-//!   SDK's share of a `tool_call` round trip;
+//! - if no thread can be started, [`Pool::try_execute`] gives the job
+//!   back, so the caller can run it rather than lose it;
+//! - a worker sleeps on a condition variable (a futex). The wake-up of the
+//!   next leader then tends to go to the other, idle CPU, so it does not
+//!   compete with the handler the waker runs next. (An earlier version
+//!   parked workers on socket pairs, whose wake-ups run the woken thread on
+//!   the waker's CPU; with leader/follower both measured the same within
+//!   noise, so the simpler one stayed);
 //! - [`Pool::close`] (also on drop) lets running jobs finish and makes
 //!   every idle worker exit.
 //!
-//! Jobs catch their own panics (they turn them into error replies); a
-//! panic escaping a job anyway is contained to that job and the worker
-//! keeps serving.
+//! Jobs catch their own panics; a panic escaping a job anyway is
+//! contained to that job and the worker keeps serving.
 
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -39,90 +38,46 @@ pub(crate) const KEEP_ALIVE: Duration = Duration::from_secs(30);
 /// already idle exits.
 pub(crate) const MAX_IDLE: usize = 16;
 
-type Job = Box<dyn FnOnce() + Send>;
+/// A unit of work for a worker.
+pub(crate) type Job = Box<dyn FnOnce() + Send>;
 
 /// One worker's hand-over slot. The slot is the source of truth; the
 /// parker only wakes the worker up to look at it (spurious wake-ups are
 /// harmless).
-#[derive(Default)]
 struct Worker {
     job: Mutex<Option<Job>>,
     parker: Parker,
 }
 
-/// Puts a worker to sleep until woken or a timeout passes.
-enum Parker {
-    /// A connected socket pair: `unpark` writes a byte, `park` reads.
-    #[cfg(unix)]
-    Socket {
-        tx: std::os::unix::net::UnixStream,
-        rx: std::os::unix::net::UnixStream,
-    },
-    /// A flag and a condition variable (non-Unix, or no sockets left).
-    Condvar { woken: Mutex<bool>, cv: Condvar },
+/// Puts a worker to sleep until woken or a timeout passes: a flag and a
+/// condition variable (a futex wake-up on Linux).
+struct Parker {
+    woken: Mutex<bool>,
+    cv: Condvar,
 }
 
-impl Default for Parker {
-    fn default() -> Self {
-        #[cfg(unix)]
-        if let Ok((tx, rx)) = std::os::unix::net::UnixStream::pair() {
-            // Never block the reader: a full buffer already means "wake".
-            if tx.set_nonblocking(true).is_ok() {
-                return Self::Socket { tx, rx };
-            }
-        }
-        Self::Condvar {
+impl Parker {
+    fn new() -> Self {
+        Self {
             woken: Mutex::new(false),
             cv: Condvar::new(),
         }
     }
-}
 
-impl Parker {
     fn unpark(&self) {
-        match self {
-            #[cfg(unix)]
-            Self::Socket { tx, .. } => {
-                use std::io::Write;
-                let _ = (&*tx).write(b"w");
-            }
-            Self::Condvar { woken, cv } => {
-                *lock(woken) = true;
-                cv.notify_one();
-            }
-        }
+        *lock(&self.woken) = true;
+        self.cv.notify_one();
     }
 
-    /// Sleeps until woken or `timeout` passes; `false` on timeout.
+    /// Sleeps until woken or `timeout` passes; `false` on timeout. A
+    /// wake-up sent before parking is not lost.
     fn park(&self, timeout: Duration) -> bool {
-        match self {
-            #[cfg(unix)]
-            Self::Socket { rx, .. } => {
-                use std::io::Read;
-                if rx.set_read_timeout(Some(timeout)).is_err() {
-                    thread::sleep(timeout.min(Duration::from_millis(10)));
-                    return true;
-                }
-                let mut buf = [0u8; 64];
-                match (&*rx).read(&mut buf) {
-                    // The write end lives as long as this worker, so no
-                    // end of stream; treat it as a plain timeout anyway.
-                    Ok(0) => false,
-                    Ok(_) => true,
-                    Err(e) => !matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                    ),
-                }
-            }
-            Self::Condvar { woken, cv } => {
-                let guard = lock(woken);
-                let (mut guard, _) = cv
-                    .wait_timeout_while(guard, timeout, |woken| !*woken)
-                    .unwrap_or_else(|poisoned| poisoned.into_inner());
-                std::mem::take(&mut *guard)
-            }
-        }
+        let guard = lock(&self.woken);
+        let (mut guard, _) = self
+            .cv
+            .wait_timeout_while(guard, timeout, |woken| !*woken)
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        std::mem::take(&mut *guard)
     }
 }
 
@@ -131,6 +86,9 @@ struct Inner {
     /// worker's `job`.
     idle: Mutex<Vec<Arc<Worker>>>,
     closed: AtomicBool,
+    /// Start no threads (tests of the fallback).
+    #[cfg(test)]
+    refuse_threads: bool,
     keep_alive: Duration,
     max_idle: usize,
 }
@@ -158,6 +116,8 @@ impl Pool {
             inner: Arc::new(Inner {
                 idle: Mutex::new(Vec::new()),
                 closed: AtomicBool::new(false),
+                #[cfg(test)]
+                refuse_threads: false,
                 keep_alive,
                 max_idle,
             }),
@@ -165,8 +125,9 @@ impl Pool {
     }
 
     /// Runs `job` on a worker thread: an idle one if any, else a new one.
-    pub(crate) fn execute(&self, job: impl FnOnce() + Send + 'static) {
-        let job: Job = Box::new(job);
+    /// Gives the job back if no thread could be started, so the caller
+    /// can run it itself rather than lose it.
+    pub(crate) fn try_execute(&self, job: Job) -> Result<(), Job> {
         {
             let mut idle = lock(&self.inner.idle);
             if let Some(worker) = idle.pop() {
@@ -176,10 +137,26 @@ impl Pool {
                 *lock(&worker.job) = Some(job);
                 drop(idle);
                 worker.parker.unpark();
-                return;
+                return Ok(());
             }
         }
-        self.start_worker(job);
+        self.start_worker(job)
+    }
+
+    /// A pool that never starts a thread, as if the OS refused (tests).
+    #[cfg(test)]
+    pub(crate) fn refusing_threads() -> Self {
+        let pool = Self::new();
+        let inner = Inner {
+            idle: Mutex::new(Vec::new()),
+            closed: AtomicBool::new(false),
+            refuse_threads: true,
+            keep_alive: pool.inner.keep_alive,
+            max_idle: pool.inner.max_idle,
+        };
+        Self {
+            inner: Arc::new(inner),
+        }
     }
 
     /// Number of idle workers (tests).
@@ -198,9 +175,13 @@ impl Pool {
         }
     }
 
-    fn start_worker(&self, job: Job) {
+    fn start_worker(&self, job: Job) -> Result<(), Job> {
+        #[cfg(test)]
+        if self.inner.refuse_threads {
+            return Err(job);
+        }
         // The job travels in a shared slot so that a failed spawn can take
-        // it back and run it here instead of dropping the request.
+        // it back and return it instead of dropping the request.
         let slot = Arc::new(Mutex::new(Some(job)));
         let theirs = Arc::clone(&slot);
         let inner = Arc::clone(&self.inner);
@@ -212,11 +193,14 @@ impl Pool {
                     work(&inner, first);
                 }
             });
-        if spawned.is_err() {
-            let job = lock(&slot).take();
-            if let Some(job) = job {
-                run(job);
-            }
+        match spawned {
+            Ok(_) => Ok(()),
+            Err(_) => match lock(&slot).take() {
+                Some(job) => Err(job),
+                // Cannot happen (the thread never started), but the job
+                // is not ours to run twice either way.
+                None => Ok(()),
+            },
         }
     }
 }
@@ -234,7 +218,10 @@ fn run(job: Job) {
 
 /// A worker's life: run a job, go idle, wait for the next one.
 fn work(inner: &Inner, first: Job) {
-    let me = Arc::new(Worker::default());
+    let me = Arc::new(Worker {
+        job: Mutex::new(None),
+        parker: Parker::new(),
+    });
     let mut job = first;
     loop {
         run(job);
@@ -289,6 +276,15 @@ mod tests {
     use super::*;
     use std::sync::mpsc;
     use std::time::Instant;
+
+    impl Pool {
+        /// Runs `job` on a worker, or here if no thread can be started.
+        fn execute(&self, job: impl FnOnce() + Send + 'static) {
+            if let Err(job) = self.try_execute(Box::new(job)) {
+                job();
+            }
+        }
+    }
 
     #[test]
     fn workers_are_reused() {
@@ -411,31 +407,21 @@ mod tests {
     }
 
     #[test]
-    fn both_parkers_wake_time_out_and_keep_early_wakes() {
-        let mut parkers = vec![Parker::Condvar {
-            woken: Mutex::new(false),
-            cv: Condvar::new(),
-        }];
-        if cfg!(unix) {
-            let p = Parker::default();
-            assert!(!matches!(p, Parker::Condvar { .. }), "sockets available");
-            parkers.push(p);
-        }
-        for p in parkers {
-            let started = Instant::now();
-            assert!(!p.park(Duration::from_millis(50)), "times out");
-            assert!(started.elapsed() >= Duration::from_millis(40));
-            // A wake-up sent before parking is not lost.
-            p.unpark();
-            assert!(p.park(Duration::from_secs(5)));
-            let p = Arc::new(p);
-            let waker = Arc::clone(&p);
-            let t = thread::spawn(move || {
-                thread::sleep(Duration::from_millis(20));
-                waker.unpark();
-            });
-            assert!(p.park(Duration::from_secs(5)), "woken from another thread");
-            t.join().unwrap();
-        }
+    fn the_parker_wakes_times_out_and_keeps_early_wakes() {
+        let p = Parker::new();
+        let started = Instant::now();
+        assert!(!p.park(Duration::from_millis(50)), "times out");
+        assert!(started.elapsed() >= Duration::from_millis(40));
+        // A wake-up sent before parking is not lost.
+        p.unpark();
+        assert!(p.park(Duration::from_secs(5)));
+        let p = Arc::new(p);
+        let waker = Arc::clone(&p);
+        let t = thread::spawn(move || {
+            thread::sleep(Duration::from_millis(20));
+            waker.unpark();
+        });
+        assert!(p.park(Duration::from_secs(5)), "woken from another thread");
+        t.join().unwrap();
     }
 }

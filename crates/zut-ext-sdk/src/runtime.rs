@@ -1,78 +1,91 @@
-//! The post-handshake loop: read host frames, dispatch them to handlers.
+//! What the SDK does with each host frame after the handshake.
 //!
-//! Threading model: the reader runs on the caller's thread of
-//! [`crate::Extension::run`]. Command, tool and intercept handlers each run
-//! on a worker thread of a [`Pool`] (an idle worker is reused, otherwise a
-//! new one is started), so a blocking handler never stalls the reader or
-//! another request. Event handlers run synchronously on the reader (keep
-//! them short). Panel callbacks run on one worker thread per panel id.
+//! Threading model (see [`crate::leader`] for the mechanics): host frames
+//! are read by one *leader* thread at a time. Command, tool and intercept
+//! handlers run on the thread that read the request, after it has handed
+//! the reading role to another thread (a pooled worker), so a blocking
+//! handler never stalls the reader or another request, and no thread
+//! wake-up sits between reading a request and running its handler. Event
+//! handlers run synchronously on the current leader, which reads on only
+//! afterwards, so events are handled one at a time in the order sent
+//! (keep them short). Panel callbacks run on one worker thread per panel
+//! id. The thread that called [`crate::Extension::run`] waits for the end
+//! of the connection.
 
 use std::any::Any;
-use std::io::BufRead;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 
 use zut_protocol::limits::MAX_INBOUND_LINE;
 use zut_protocol::{
-    decode_host_frame, CommandInvoked, EventIntercept, EventInterceptResponse, EventName, ExtFrame,
-    HostFrame, ToolCall,
+    CommandInvoked, EventIntercept, EventInterceptResponse, EventName, ExtFrame, HostFrame,
+    ToolCall,
 };
 
 use crate::context::Context;
 use crate::error::SdkError;
 use crate::handle::Handle;
-use crate::handlers::Registry;
+use crate::handlers::{CommandFn, Registry, ToolFn};
 use crate::host_info::HostInfo;
-use crate::pool::Pool;
-use crate::reader::LineReader;
 use crate::response::Response;
 use crate::tool_result::ToolResult;
 
 /// The cap on one host line, terminating LF included (same as Go).
 pub(crate) const MAX_HOST_LINE: usize = MAX_INBOUND_LINE;
 
-/// Serves one connection after the handshake.
+/// Handlers and host connection of one served extension.
 pub(crate) struct Runtime {
     pub(crate) registry: Arc<Registry>,
     pub(crate) handle: Handle,
     pub(crate) host: Arc<HostInfo>,
-    /// Workers for command, tool and intercept handlers; closed (idle
-    /// workers exit, running handlers finish) when the runtime is dropped.
-    pub(crate) pool: Pool,
 }
 
-/// What the reader does after a frame.
-enum Next {
+/// What the leader does after dispatching a frame.
+pub(crate) enum Step {
+    /// The frame is dealt with: read the next one.
     Continue,
-    Stop,
+    /// The connection is over (`shutdown` answered, or its answer failed).
+    Stop(Result<(), SdkError>),
+    /// A request whose handler is to run (see [`Runtime::answer`]).
+    Request(Request),
+}
+
+/// A request with a handler to run.
+pub(crate) enum Request {
+    Command(CommandInvoked, Arc<CommandFn>),
+    Tool(ToolCall, Arc<ToolFn>),
+    Intercept(EventIntercept),
 }
 
 impl Runtime {
-    /// Reads frames until `shutdown` (answered with `shutdown_ack`) or end
-    /// of input; both are a clean exit.
-    pub(crate) fn serve<R: BufRead>(&self, lines: &mut LineReader<R>) -> Result<(), SdkError> {
-        let mut line = Vec::new();
-        while lines.next_line(&mut line)? {
-            if line.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            match decode_host_frame(&line) {
-                Ok(frame) => {
-                    if let Next::Stop = self.dispatch(frame)? {
-                        return Ok(());
-                    }
-                }
-                Err(err) => self.handle.log(format_args!("ignoring host frame: {err}")),
-            }
-        }
-        Ok(())
-    }
-
-    fn dispatch(&self, frame: HostFrame) -> Result<Next, SdkError> {
+    /// Deals with one frame on the leader: events, panel frames, shutdown
+    /// and requests without a handler are handled here; a request with a
+    /// handler is returned for [`Runtime::answer`].
+    pub(crate) fn dispatch(&self, frame: HostFrame) -> Step {
         match frame {
-            HostFrame::CommandInvoked(call) => self.command(call),
-            HostFrame::ToolCall(call) => self.tool(call),
-            HostFrame::EventIntercept(intercept) => self.intercept(intercept),
+            HostFrame::CommandInvoked(call) => match self.registry.command(&call.name) {
+                Some(handler) => return Step::Request(Request::Command(call, handler)),
+                None => {
+                    let reply = Response::error(format!("no handler for /{}", call.name));
+                    reply_or_log(
+                        &self.handle,
+                        ExtFrame::CommandResponse(reply.into_frame(call.id)),
+                    );
+                }
+            },
+            HostFrame::ToolCall(call) => match self.registry.tool(&call.name) {
+                Some(handler) => return Step::Request(Request::Tool(call, handler)),
+                None => {
+                    let reply = ToolResult::error(format!("no handler for tool {:?}", call.name));
+                    reply_or_log(
+                        &self.handle,
+                        ExtFrame::ToolResult(reply.into_frame(call.id)),
+                    );
+                }
+            },
+            HostFrame::EventIntercept(intercept) => {
+                return Step::Request(Request::Intercept(intercept))
+            }
             HostFrame::Event(event) => {
                 if let Some(handler) = self.registry.event(&event.event) {
                     let label = format!("event {} handler", event.event);
@@ -90,14 +103,58 @@ impl Runtime {
                 self.handle.shared.panels.close(&close.panel_id);
             }
             HostFrame::Shutdown => {
-                self.handle.send(ExtFrame::ShutdownAck)?;
-                return Ok(Next::Stop);
+                return Step::Stop(self.handle.send(ExtFrame::ShutdownAck));
             }
             // A duplicate hello_ack, the never-sent panel_resize, and any
             // future frame are ignored.
             HostFrame::HelloAck(_) | HostFrame::PanelResize(_) | HostFrame::Unknown => {}
         }
-        Ok(Next::Continue)
+        Step::Continue
+    }
+
+    /// Runs a request's handler on this thread and sends the reply. A
+    /// panicking handler is answered with an error (`panic: ...`; for an
+    /// interceptor a block with `intercept panic: ...`).
+    pub(crate) fn answer(&self, request: Request) {
+        let frame = match request {
+            Request::Command(call, handler) => {
+                let ctx = self.context(&call.id);
+                let reply = match panic::catch_unwind(AssertUnwindSafe(|| {
+                    handler(&call.args, &ctx)
+                })) {
+                    Ok(reply) => reply,
+                    Err(payload) => Response::error(format!("panic: {}", panic_message(&*payload))),
+                };
+                ExtFrame::CommandResponse(reply.into_frame(call.id))
+            }
+            Request::Tool(call, handler) => {
+                let ctx = self.context(&call.id);
+                let ToolCall { id, args, .. } = call;
+                let reply = match panic::catch_unwind(AssertUnwindSafe(|| handler(args, &ctx))) {
+                    Ok(reply) => reply,
+                    Err(payload) => {
+                        ToolResult::error(format!("panic: {}", panic_message(&*payload)))
+                    }
+                };
+                ExtFrame::ToolResult(reply.into_frame(id))
+            }
+            Request::Intercept(intercept) => {
+                let id = intercept.id.clone();
+                let reply = match panic::catch_unwind(AssertUnwindSafe(|| {
+                    decide(&self.registry, intercept)
+                })) {
+                    Ok(reply) => reply,
+                    Err(payload) => EventInterceptResponse {
+                        id,
+                        block: true,
+                        reason: format!("intercept panic: {}", panic_message(&*payload)),
+                        ..EventInterceptResponse::default()
+                    },
+                };
+                ExtFrame::EventInterceptResponse(reply)
+            }
+        };
+        reply_or_log(&self.handle, frame);
     }
 
     fn context(&self, request_id: &str) -> Context {
@@ -106,66 +163,6 @@ impl Runtime {
             host: Arc::clone(&self.host),
             request_id: request_id.to_string(),
         }
-    }
-
-    fn command(&self, call: CommandInvoked) {
-        let handle = self.handle.clone();
-        let Some(handler) = self.registry.command(&call.name) else {
-            let reply = Response::error(format!("no handler for /{}", call.name));
-            reply_or_log(
-                &handle,
-                ExtFrame::CommandResponse(reply.into_frame(call.id)),
-            );
-            return;
-        };
-        let ctx = self.context(&call.id);
-        self.pool.execute(move || {
-            let reply = match panic::catch_unwind(AssertUnwindSafe(|| handler(&call.args, &ctx))) {
-                Ok(reply) => reply,
-                Err(payload) => Response::error(format!("panic: {}", panic_message(&*payload))),
-            };
-            reply_or_log(
-                &handle,
-                ExtFrame::CommandResponse(reply.into_frame(call.id)),
-            );
-        });
-    }
-
-    fn tool(&self, call: ToolCall) {
-        let handle = self.handle.clone();
-        let Some(handler) = self.registry.tool(&call.name) else {
-            let reply = ToolResult::error(format!("no handler for tool {:?}", call.name));
-            reply_or_log(&handle, ExtFrame::ToolResult(reply.into_frame(call.id)));
-            return;
-        };
-        let ctx = self.context(&call.id);
-        self.pool.execute(move || {
-            let ToolCall { id, args, .. } = call;
-            let reply = match panic::catch_unwind(AssertUnwindSafe(|| handler(args, &ctx))) {
-                Ok(reply) => reply,
-                Err(payload) => ToolResult::error(format!("panic: {}", panic_message(&*payload))),
-            };
-            reply_or_log(&handle, ExtFrame::ToolResult(reply.into_frame(id)));
-        });
-    }
-
-    fn intercept(&self, intercept: EventIntercept) {
-        let handle = self.handle.clone();
-        let registry = Arc::clone(&self.registry);
-        self.pool.execute(move || {
-            let id = intercept.id.clone();
-            let reply = match panic::catch_unwind(AssertUnwindSafe(|| decide(&registry, intercept)))
-            {
-                Ok(reply) => reply,
-                Err(payload) => EventInterceptResponse {
-                    id,
-                    block: true,
-                    reason: format!("intercept panic: {}", panic_message(&*payload)),
-                    ..EventInterceptResponse::default()
-                },
-            };
-            reply_or_log(&handle, ExtFrame::EventInterceptResponse(reply));
-        });
     }
 }
 

@@ -504,7 +504,8 @@ fn handler_threads_are_reused_and_a_blocked_one_delays_nobody() {
     });
     let mut host = Host::start(ext);
     host.handshake();
-    // Sequential requests reuse the same worker thread.
+    // Sequential requests reuse pooled threads (the reading role and the
+    // handlers alternate between two of them).
     let mut threads = std::collections::HashSet::new();
     for i in 0..20 {
         host.send(&tool_call(&format!("w{i}"), "who"));
