@@ -10,9 +10,10 @@
 //! - `dispatch/intercept_8`: a chain of 8 interceptor extensions
 //!   (target: median < 0.6 ms);
 //! - `dispatch/tool_call_roundtrip_raw`, `dispatch/intercept_1_raw`: the
-//!   same against `bench_ext --raw`, which answers on its reading thread
-//!   instead of handing each request to a pooled worker thread like the
-//!   SDK does: the difference to the SDK figures is the SDK's share, the
+//!   same against `bench_ext --raw`, which answers on its one reading
+//!   thread without the SDK's runtime (the SDK hands the reading role to
+//!   another thread and runs the handler where the frame was read): the
+//!   difference to the SDK figures is the SDK's share, the
 //!   rest is the host plus two pipe hops and process wake-ups.
 //!
 //! After criterion, the bench also times every call individually
