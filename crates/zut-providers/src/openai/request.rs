@@ -4,11 +4,16 @@ use serde_json::{json, Map, Value};
 
 use crate::types::{Message, Part, Reasoning, Request, Role};
 
+/// Starts the text of a failed tool result (chat completions have no
+/// `is_error` flag).
+const TOOL_ERROR_PREFIX: &str = "Error: ";
+
 /// The JSON body of `POST /chat/completions` (streaming, usage included).
 ///
 /// The system prompt is a `system` message; tool results become `tool`
 /// messages (their images follow in a `user` message, since most servers
-/// only accept text in tool messages); images are `image_url` data URLs;
+/// only accept text in tool messages; a failed result's text starts with
+/// `Error: `); images are `image_url` data URLs;
 /// thinking parts are not sent back; `reasoning_effort` is set when
 /// reasoning is not off.
 pub(crate) fn body(req: &Request, model: &str, max_completion_tokens: bool) -> Value {
@@ -125,7 +130,7 @@ fn push_message(out: &mut Vec<Value>, msg: &Message) {
             for part in &msg.content {
                 if let Part::ToolResult {
                     call_id,
-                    is_error: _,
+                    is_error,
                     content,
                 } = part
                 {
@@ -143,6 +148,11 @@ fn push_message(out: &mut Vec<Value>, msg: &Message) {
                         .collect();
                     if text.is_empty() && !images.is_empty() {
                         text = "(image attached below)".into();
+                    }
+                    // Chat completions have no error flag for tool results:
+                    // say it in the text, as Anthropic's `is_error` would.
+                    if *is_error {
+                        text = format!("{TOOL_ERROR_PREFIX}{text}");
                     }
                     result_images.extend(images);
                     out.push(json!({"role": "tool", "tool_call_id": call_id, "content": text}));
@@ -237,6 +247,29 @@ mod tests {
         assert_eq!(msgs[3]["content"], "contents");
         assert_eq!(msgs.len(), 4);
         assert_eq!(body["tools"][0]["function"]["parameters"]["type"], "object");
+    }
+
+    #[test]
+    fn failed_tool_results_say_so_in_the_text() {
+        let req = Request {
+            model: "m".into(),
+            system: String::new(),
+            messages: vec![Message {
+                role: Role::User,
+                content: vec![Part::ToolResult {
+                    call_id: "c1".into(),
+                    is_error: true,
+                    content: vec![Part::Text {
+                        text: "no such file".into(),
+                    }],
+                }],
+            }],
+            tools: vec![],
+            max_tokens: 7,
+            reasoning: Reasoning::Off,
+        };
+        let body = body(&req, "m", true);
+        assert_eq!(body["messages"][0]["content"], "Error: no such file");
     }
 
     #[test]
