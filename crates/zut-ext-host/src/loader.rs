@@ -91,16 +91,28 @@ async fn load_one(
     let fail = |msg: &str| LoadError::start(&manifest, &dir, msg, Some(&log_path));
     log.start_marker(&manifest.name, &manifest.version);
     let exec = manifest.exec_spec(&dir);
-    let stderr = log
-        .stderr_handle()
-        .map_err(|e| fail(&format!("open log: {e}")))?;
-    let mut child = spawn(LaunchSpec {
-        exec: &exec,
-        args: &manifest.args,
-        dir: &dir,
-        stderr,
-    })
-    .map_err(|e| fail(&spawn_error(&exec, &manifest.exec, &e)))?;
+    let mut busy_waits = BUSY_RETRY_MS.iter();
+    let mut child = loop {
+        let stderr = log
+            .stderr_handle()
+            .map_err(|e| fail(&format!("open log: {e}")))?;
+        match spawn(LaunchSpec {
+            exec: &exec,
+            args: &manifest.args,
+            dir: &dir,
+            stderr,
+        }) {
+            Ok(child) => break child,
+            Err(e) if is_text_busy(&e) => match busy_waits.next() {
+                Some(ms) => {
+                    log.marker(&format!("start: {e}; retrying in {ms} ms"));
+                    tokio::time::sleep(std::time::Duration::from_millis(*ms)).await;
+                }
+                None => return Err(fail(&spawn_error(&exec, &manifest.exec, &e))),
+            },
+            Err(e) => return Err(fail(&spawn_error(&exec, &manifest.exec, &e))),
+        }
+    };
     let pgid = child.id();
     let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         return Err(fail("child pipes unavailable"));
@@ -163,7 +175,34 @@ async fn load_one(
     Ok(())
 }
 
+/// Waits before retrying a spawn that failed with ETXTBSY ("text file
+/// busy"): the executable is open for writing somewhere. That happens
+/// while an installer or a build is still writing it, and, briefly, when
+/// another thread of the same process forks while holding a descriptor of
+/// a file it just wrote (the child keeps it until its own exec). Both pass
+/// in milliseconds, so the host retries for up to about 0.3 s in total.
+const BUSY_RETRY_MS: [u64; 6] = [2, 5, 10, 25, 50, 200];
+
+fn is_text_busy(err: &std::io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        err.raw_os_error() == Some(libc::ETXTBSY)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = err;
+        false
+    }
+}
+
 fn spawn_error(exec: &ExecSpec, written: &str, err: &std::io::Error) -> String {
+    if is_text_busy(err) {
+        return format!(
+            "start {written:?}: {err}: the executable is still open for writing \
+             (being installed or rebuilt?); gave up after {} retries",
+            BUSY_RETRY_MS.len()
+        );
+    }
     match (exec, err.kind()) {
         (ExecSpec::Path(cmd), std::io::ErrorKind::NotFound) => {
             format!("exec: {cmd:?}: executable file not found in $PATH")

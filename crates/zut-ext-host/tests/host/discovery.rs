@@ -298,6 +298,57 @@ async fn b9_spawn_failures() {
 }
 
 #[tokio::test]
+async fn an_executable_still_open_for_writing_is_retried_then_reported() {
+    // Held open for writing during the whole start-up: ETXTBSY on every
+    // try, then a load error that says why.
+    let env = TestEnv::new();
+    let dir = env.global_dir("busy");
+    let script = write_executable(
+        &dir,
+        "run.sh",
+        &format!("#!/bin/sh\n{}", sh_tool("busy", "ok")),
+    );
+    write_manifest(&dir, &json!({"name": "busy", "exec": "./run.sh"}));
+    let writer = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&script)
+        .unwrap();
+    let run = Run::start(env, |_| {}).await;
+    drop(writer);
+    let msg = run.errors().join("\n");
+    assert!(msg.contains("Text file busy"), "{msg}");
+    assert!(msg.contains("still open for writing"), "{msg}");
+    let log = std::fs::read_to_string(run.env.home.join("logs/ext-busy.log")).unwrap();
+    assert_eq!(log.matches("; retrying in ").count(), 6, "{log}");
+    assert!(run.host.reports().is_empty());
+    run.stop().await;
+
+    // Closed shortly after start-up began: a retry (or the first try, if
+    // the host started late) succeeds and the extension works.
+    let env = TestEnv::new();
+    let dir = env.global_dir("busy");
+    let script = write_executable(
+        &dir,
+        "run.sh",
+        &format!("#!/bin/sh\n{}", sh_tool("busy", "ok")),
+    );
+    write_manifest(&dir, &json!({"name": "busy", "exec": "./run.sh"}));
+    let writer = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&script)
+        .unwrap();
+    let closer = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(20));
+        drop(writer);
+    });
+    let run = Run::start(env, |_| {}).await;
+    closer.join().unwrap();
+    assert!(run.report.errors.is_empty(), "{:?}", run.errors());
+    assert_eq!(run.host.call_tool("busy_t", json!({})).await.text(), "ok");
+    run.stop().await;
+}
+
+#[tokio::test]
 async fn b10_xdg_state_home_locates_extensions_and_logs() {
     let env = TestEnv::new();
     let xdg = env.project.join("xdg");
