@@ -2,7 +2,7 @@
 //! streamed model call → assistant message (interception) → tool calls
 //! (event, interception, validation, execution) → repeat.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
@@ -33,6 +33,8 @@ pub struct Agent {
     pub(crate) transcript: Vec<Message>,
     pub(crate) activated: BTreeSet<String>,
     pub(crate) validators: Validators,
+    /// Which extension answered each extension tool call (by call id).
+    pub(crate) tool_owners: HashMap<String, String>,
 }
 
 impl Agent {
@@ -45,6 +47,7 @@ impl Agent {
             transcript: Vec::new(),
             activated: BTreeSet::new(),
             validators: Validators::default(),
+            tool_owners: HashMap::new(),
         }
     }
 
@@ -52,6 +55,14 @@ impl Agent {
     /// rewrites are never stored).
     pub fn transcript(&self) -> &[Message] {
         &self.transcript
+    }
+
+    /// The extension whose tool produced the result of call `call_id`
+    /// (`None` for built-in tools, refused calls and unknown ids). The
+    /// transcript keeps provider-neutral parts; this is the attribution a
+    /// front end or the session layer shows and stores next to them.
+    pub fn tool_owner(&self, call_id: &str) -> Option<&str> {
+        self.tool_owners.get(call_id).map(String::as_str)
     }
 
     /// Deferred extension tools activated so far.

@@ -77,6 +77,7 @@ impl Agent {
         let (is_error, content) = match &entry.owner {
             ToolOwner::Builtin => self.run_builtin(id, name, &effective, cancel, sink).await,
             ToolOwner::Extension(ext) => {
+                self.tool_owners.insert(id.to_string(), ext.to_string());
                 self.run_extension(ext, name, effective, tools, cancel)
                     .await
             }

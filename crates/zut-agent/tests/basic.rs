@@ -144,6 +144,7 @@ async fn multi_step_loop_with_every_builtin_tool() {
     assert!(tr[1].2.contains("alpha"), "read result: {}", tr[1].2);
     assert!(tr[3].2.contains("gamma"), "bash result: {}", tr[3].2);
     assert!(tr[4].2.contains("a.txt"), "grep result: {}", tr[4].2);
+    assert_eq!(a.tool_owner("t4"), None, "built-ins have no owner");
     // bash's live output arrived as tool_progress, before its result.
     let progress: String = of_type(&events, "tool_progress")
         .iter()

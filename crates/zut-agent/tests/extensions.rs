@@ -37,6 +37,9 @@ async fn rust_sdk_extension_tool_called_by_the_model() {
         vec![("t1".to_string(), false, "Hello, Ada!".to_string())]
     );
     assert_eq!(of_type(&events, "tool_execution_started").len(), 1);
+    // The result is attributed to the extension that produced it.
+    assert_eq!(a.tool_owner("t1"), Some("hello"));
+    assert_eq!(a.tool_owner("nope"), None);
     host.shutdown().await;
 }
 
