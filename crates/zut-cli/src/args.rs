@@ -185,7 +185,7 @@ fn report_parse_error(e: &clap::Error) -> i32 {
     match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
             // Help and version go to stdout, like any requested output.
-            print!("{e}");
+            crate::stdout::text(&e.to_string());
             0
         }
         ErrorKind::UnknownArgument => {

@@ -6,6 +6,7 @@ mod args;
 mod builtin_names;
 mod ext_cmd;
 mod interrupt;
+mod stdout;
 mod update;
 
 use std::process::ExitCode;

@@ -156,6 +156,48 @@ for line in sys.stdin:
 }
 
 #[tokio::test]
+async fn a_reader_that_left_early_is_not_a_crash() {
+    // stdout is a pipe whose read end is closed before zut writes: the
+    // writes fail with EPIPE, which must not become a panic.
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    let url = server.url();
+    for args in [
+        vec!["--no-ext", "-p", "hi"],
+        vec!["--no-ext", "--stream", "hi"],
+        vec!["--no-ext", "--json", "hi"],
+        vec!["--help"],
+    ] {
+        if args.len() > 1 {
+            server.push(Script::anthropic_text("nobody reads this").delay_ms(200));
+        }
+        let mut cmd = zut_cmd(&env, &[]);
+        cmd.args([
+            "--provider",
+            "anthropic",
+            "--base-url",
+            &url,
+            "--api-key",
+            "k",
+        ])
+        .args(&args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+        let out = tokio::task::spawn_blocking(move || {
+            let mut child = cmd.spawn().unwrap();
+            drop(child.stdout.take());
+            child.wait_with_output().unwrap()
+        })
+        .await
+        .unwrap();
+        let r = Run::from(out);
+        assert!(!r.stderr.contains("panicked"), "{args:?}: {r:?}");
+        assert_eq!(r.code, 0, "{args:?}: {r:?}");
+    }
+}
+
+#[tokio::test]
 async fn piped_stdin_joins_the_prompt_and_stats_are_written() {
     let env = TestEnv::new();
     let server = LlmServer::start().await.unwrap();

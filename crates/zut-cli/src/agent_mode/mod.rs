@@ -197,12 +197,12 @@ fn finish(result: Finished, mode: Mode, out: &Output, signal: i32) -> i32 {
         Finished::Prompt(o) => o,
     };
     if mode == Mode::Stream && out.line_open() {
-        println!();
+        crate::stdout::line("");
     }
     match outcome {
         PromptOutcome::Completed { final_text, .. } => {
             if mode == Mode::Print {
-                println!("{final_text}");
+                crate::stdout::line(&final_text);
             }
             0
         }

@@ -70,7 +70,7 @@ pub async fn run(
                     .to_json(),
                 );
             } else {
-                println!("{}", r.display);
+                crate::stdout::line(&r.display);
             }
             SlashOutcome::Done
         }
