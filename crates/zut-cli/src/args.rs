@@ -173,7 +173,7 @@ pub fn run(argv: Vec<String>) -> i32 {
     let mode = match args.mode() {
         Ok(m) => m,
         Err(msg) => {
-            eprintln!("zut: {msg}");
+            crate::errln!("zut: {msg}");
             return 1;
         }
     };
@@ -185,25 +185,25 @@ fn report_parse_error(e: &clap::Error) -> i32 {
     match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
             // Help and version go to stdout, like any requested output.
-            crate::stdout::text(&e.to_string());
+            crate::stdio::text(&e.to_string());
             0
         }
         ErrorKind::UnknownArgument => {
             let flag = invalid_arg(e).unwrap_or_default();
-            eprintln!("{}", GlobalArgs::command().render_help());
-            eprintln!("zut: unknown flag {flag:?}");
+            crate::errln!("{}", GlobalArgs::command().render_help());
+            crate::errln!("zut: unknown flag {flag:?}");
             1
         }
         ErrorKind::InvalidValue | ErrorKind::NoEquals
             if invalid_arg(e).is_some_and(|a| a.contains("--ext")) =>
         {
-            eprintln!("zut: --ext requires a value");
+            crate::errln!("zut: --ext requires a value");
             1
         }
         _ => {
             let text = e.to_string();
             let first = text.lines().next().unwrap_or("invalid arguments");
-            eprintln!("zut: {}", first.trim_start_matches("error: "));
+            crate::errln!("zut: {}", first.trim_start_matches("error: "));
             1
         }
     }

@@ -6,7 +6,7 @@ mod args;
 mod builtin_names;
 mod ext_cmd;
 mod interrupt;
-mod stdout;
+mod stdio;
 mod update;
 
 use std::process::ExitCode;
@@ -19,7 +19,7 @@ fn main() -> ExitCode {
     {
         Ok(v) => v,
         Err(bad) => {
-            eprintln!("zut: argument is not valid UTF-8: {bad:?}");
+            crate::errln!("zut: argument is not valid UTF-8: {bad:?}");
             return ExitCode::from(1);
         }
     };

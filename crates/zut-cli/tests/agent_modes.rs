@@ -157,44 +157,60 @@ for line in sys.stdin:
 
 #[tokio::test]
 async fn a_reader_that_left_early_is_not_a_crash() {
-    // stdout is a pipe whose read end is closed before zut writes: the
-    // writes fail with EPIPE, which must not become a panic.
+    // stdout (and then stderr too) is a pipe whose read end is closed
+    // before zut writes: the writes fail with EPIPE, which must not become
+    // a panic (exit status 101).
     let env = TestEnv::new();
     let server = LlmServer::start().await.unwrap();
     let url = server.url();
-    for args in [
-        vec!["--no-ext", "-p", "hi"],
-        vec!["--no-ext", "--stream", "hi"],
-        vec!["--no-ext", "--json", "hi"],
-        vec!["--help"],
-    ] {
-        if args.len() > 1 {
+    let cases: [(&[&str], i32); 5] = [
+        (&["--no-ext", "-p", "hi"], 0),
+        (&["--no-ext", "--stream", "hi"], 0),
+        (&["--no-ext", "--json", "hi"], 0),
+        (&["--help"], 0),
+        // Fails (unknown provider): the message goes to the closed stderr.
+        (&["--provider", "nosuch", "-p", "hi"], 1),
+    ];
+    for close_stderr in [false, true] {
+        for (args, code) in cases {
             server.push(Script::anthropic_text("nobody reads this").delay_ms(200));
+            let mut cmd = zut_cmd(&env, &[]);
+            cmd.args(["--base-url", &url, "--api-key", "k"])
+                .args(if args.contains(&"nosuch") {
+                    &[][..]
+                } else {
+                    &["--provider", "anthropic"][..]
+                })
+                .args(args)
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            let out = tokio::task::spawn_blocking(move || {
+                let mut child = cmd.spawn().unwrap();
+                drop(child.stdout.take());
+                if close_stderr {
+                    drop(child.stderr.take());
+                }
+                child.wait_with_output().unwrap()
+            })
+            .await
+            .unwrap();
+            let r = Run::from(out);
+            assert!(!r.stderr.contains("panicked"), "{args:?}: {r:?}");
+            assert_eq!(
+                r.code, code,
+                "{args:?} (stderr closed: {close_stderr}): {r:?}"
+            );
         }
-        let mut cmd = zut_cmd(&env, &[]);
-        cmd.args([
-            "--provider",
-            "anthropic",
-            "--base-url",
-            &url,
-            "--api-key",
-            "k",
-        ])
-        .args(&args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-        let out = tokio::task::spawn_blocking(move || {
-            let mut child = cmd.spawn().unwrap();
-            drop(child.stdout.take());
-            child.wait_with_output().unwrap()
-        })
-        .await
-        .unwrap();
-        let r = Run::from(out);
-        assert!(!r.stderr.contains("panicked"), "{args:?}: {r:?}");
-        assert_eq!(r.code, 0, "{args:?}: {r:?}");
     }
+    // `zut ext list` with both streams closed: its error, not a panic.
+    let mut cmd = zut_cmd(&env, &["ext", "list"]);
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    drop(child.stdout.take());
+    drop(child.stderr.take());
+    let status = child.wait().unwrap();
+    assert_ne!(status.code(), Some(101), "no panic");
 }
 
 #[tokio::test]

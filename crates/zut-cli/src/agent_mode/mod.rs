@@ -28,14 +28,14 @@ const EXIT_ABORTED: i32 = 130;
 pub fn run(args: GlobalArgs, mode: Mode) -> i32 {
     match mode {
         Mode::Interactive => {
-            eprintln!(
+            crate::errln!(
                 "zut: the interactive TUI is not available in this build yet; \
                  use -p, --stream or --json (see zut --help)"
             );
             return 1;
         }
         Mode::Rpc => {
-            eprintln!(
+            crate::errln!(
                 "zut: RPC mode is not available in this build yet; use --json for event streams"
             );
             return 1;
@@ -43,7 +43,7 @@ pub fn run(args: GlobalArgs, mode: Mode) -> i32 {
         Mode::Print | Mode::Stream | Mode::Json => {}
     }
     if args.no_yolo {
-        eprintln!("zut: --no-yolo needs the interactive mode; ignored");
+        crate::errln!("zut: --no-yolo needs the interactive mode; ignored");
     }
     let text = match input::prompt_text(&args.prompt) {
         Ok(t) => t,
@@ -74,7 +74,7 @@ pub fn run(args: GlobalArgs, mode: Mode) -> i32 {
 }
 
 fn fail(msg: &str) -> i32 {
-    eprintln!("zut: {msg}");
+    crate::errln!("zut: {msg}");
     1
 }
 
@@ -91,7 +91,7 @@ async fn run_prompt(
     let drain = tokio::spawn(output::drain_ui(ui_rx, out.clone()));
     let (host, report) = ExtensionHost::start(setup.host, ui_tx).await;
     for err in &report.errors {
-        eprintln!("extension load: {err}");
+        crate::errln!("extension load: {err}");
     }
     let host = Arc::new(host);
     host.emit_session_event(EventName::SESSION_START, None);
@@ -197,24 +197,24 @@ fn finish(result: Finished, mode: Mode, out: &Output, signal: i32) -> i32 {
         Finished::Prompt(o) => o,
     };
     if mode == Mode::Stream && out.line_open() {
-        crate::stdout::line("");
+        crate::stdio::line("");
     }
     match outcome {
         PromptOutcome::Completed { final_text, .. } => {
             if mode == Mode::Print {
-                crate::stdout::line(&final_text);
+                crate::stdio::line(&final_text);
             }
             0
         }
         PromptOutcome::Blocked { reason } => {
             if mode != Mode::Json {
-                eprintln!("zut: turn blocked: {reason}");
+                crate::errln!("zut: turn blocked: {reason}");
             }
             0
         }
         PromptOutcome::Aborted => {
             if mode != Mode::Json {
-                eprintln!("zut: aborted");
+                crate::errln!("zut: aborted");
             }
             if signal > 0 {
                 128 + signal

@@ -135,17 +135,17 @@ impl Output {
         }
         match &ev.kind {
             UiKind::Notify { level, message } => {
-                eprintln!("[{}] {}: {}", ev.extension, level, message);
+                crate::errln!("[{}] {}: {}", ev.extension, level, message);
             }
-            UiKind::Submit { .. } => eprintln!(
+            UiKind::Submit { .. } => crate::errln!(
                 "[{}] submit ignored: submitting a prompt needs the interactive mode",
                 ev.extension
             ),
-            UiKind::SubmitSlash { .. } => eprintln!(
+            UiKind::SubmitSlash { .. } => crate::errln!(
                 "[{}] submit_slash ignored: it needs the interactive mode",
                 ev.extension
             ),
-            UiKind::OpenPanel(_) => eprintln!(
+            UiKind::OpenPanel(_) => crate::errln!(
                 "[{}] open_panel ignored: panels need the interactive mode",
                 ev.extension
             ),

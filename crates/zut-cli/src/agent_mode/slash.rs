@@ -70,7 +70,7 @@ pub async fn run(
                     .to_json(),
                 );
             } else {
-                crate::stdout::line(&r.display);
+                crate::stdio::line(&r.display);
             }
             SlashOutcome::Done
         }

@@ -27,6 +27,6 @@ pub fn write(
     });
     let text = format!("{value:#}\n");
     if let Err(e) = std::fs::write(path, text) {
-        eprintln!("zut: --stats {}: {e}", path.display());
+        crate::errln!("zut: --stats {}: {e}", path.display());
     }
 }

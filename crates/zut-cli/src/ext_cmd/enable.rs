@@ -39,6 +39,6 @@ pub fn run(ctx: &ExtContext, args: &[String], enabled: bool) -> anyhow::Result<(
         tmp.persist(&path)
             .map_err(|e| anyhow::anyhow!("write {}: {}", path.display(), e.error))?;
     }
-    eprintln!("{}d {name}", verb);
+    crate::errln!("{}d {name}", verb);
     Ok(())
 }

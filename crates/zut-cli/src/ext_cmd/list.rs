@@ -41,8 +41,8 @@ pub fn run(ctx: &ExtContext) -> anyhow::Result<()> {
         rows.extend(scan(scope, &dir));
     }
     if rows.is_empty() {
-        eprintln!("no extensions installed");
-        eprintln!("see docs/extensions.md to write your own, or `zut ext install <path|url>`");
+        crate::errln!("no extensions installed");
+        crate::errln!("see docs/extensions.md to write your own, or `zut ext install <path|url>`");
         return Ok(());
     }
     let mut out = std::io::stdout().lock();

@@ -78,20 +78,20 @@ extensions live under:
 /// Runs `zut ext <args>`; returns the exit status.
 pub fn run(args: &[String]) -> i32 {
     let Some(sub) = args.first() else {
-        eprintln!("{HELP}");
+        crate::errln!("{HELP}");
         return 0;
     };
     let rest = &args[1..];
     if matches!(sub.as_str(), "help" | "-h" | "--help") {
-        eprintln!("{HELP}");
+        crate::errln!("{HELP}");
         return 0;
     }
     let known = [
         "list", "doctor", "logs", "enable", "disable", "remove", "rm", "install",
     ];
     if !known.contains(&sub.as_str()) {
-        eprintln!("{HELP}");
-        eprintln!("zut: unknown ext subcommand: {sub}");
+        crate::errln!("{HELP}");
+        crate::errln!("zut: unknown ext subcommand: {sub}");
         return 1;
     }
     let result = ExtContext::from_env().and_then(|ctx| match sub.as_str() {
@@ -106,7 +106,7 @@ pub fn run(args: &[String]) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("zut: {e:#}");
+            crate::errln!("zut: {e:#}");
             1
         }
     }

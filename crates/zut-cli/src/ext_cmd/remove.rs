@@ -24,12 +24,12 @@ pub fn run(ctx: &ExtContext, args: &[String]) -> anyhow::Result<()> {
     let Some(name) = name else { bail!(USAGE) };
     let dir = lookup::find(ctx, name)?;
     if !yes && !confirm(&format!("remove {} ? [y/N] ", dir.display()))? {
-        eprintln!("aborted");
+        crate::errln!("aborted");
         return Ok(());
     }
     ensure_scope_child(&dir, &[&ctx.project_dir(), &ctx.global_dir()])?;
     std::fs::remove_dir_all(&dir).with_context(|| format!("remove {}", dir.display()))?;
-    eprintln!("removed {}", dir.display());
+    crate::errln!("removed {}", dir.display());
     Ok(())
 }
 

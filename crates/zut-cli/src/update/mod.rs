@@ -75,12 +75,12 @@ fn parse(args: &[String]) -> Result<Request, String> {
 pub fn run(args: &[String]) -> i32 {
     match parse(args) {
         Err(message) => {
-            eprintln!("{HELP}");
-            eprintln!("zut: {message}");
+            crate::errln!("{HELP}");
+            crate::errln!("zut: {message}");
             1
         }
         Ok(Request::Help) => {
-            eprintln!("{HELP}");
+            crate::errln!("{HELP}");
             0
         }
         Ok(Request::Check) => {
@@ -89,7 +89,7 @@ pub fn run(args: &[String]) -> i32 {
             0
         }
         Ok(Request::Update) => {
-            eprintln!("{NOT_AVAILABLE}");
+            crate::errln!("{NOT_AVAILABLE}");
             let extensions_dir = match ExtContext::from_env() {
                 Ok(ctx) => ctx.global_dir(),
                 Err(_) => ZutHome::from_env().extensions_dir(),
@@ -103,7 +103,7 @@ pub fn run(args: &[String]) -> i32 {
                 &mut std::io::stdout().lock(),
             );
             if end.interrupted {
-                eprintln!("zut: interrupted");
+                crate::errln!("zut: interrupted");
                 1
             } else {
                 0

@@ -24,8 +24,8 @@ use super::ExtContext;
 pub fn run(ctx: &ExtContext, argv: &[String]) -> anyhow::Result<i32> {
     let a = args::parse(argv).map_err(anyhow::Error::msg)?;
     if a.help {
-        eprintln!("{}", args::USAGE);
-        eprintln!(
+        crate::errln!("{}", args::USAGE);
+        crate::errln!(
             "starts the installed extensions (or the --ext ones) and reports what each registered"
         );
         return Ok(0);

@@ -61,7 +61,7 @@ pub fn build(
         std::fs::create_dir_all(parent)
             .map_err(|e| anyhow!("prepare {builder} build output: {e}"))?;
     }
-    eprintln!("building {} with {builder}", manifest.name);
+    crate::errln!("building {} with {builder}", manifest.name);
     match builder {
         Builder::Go => go(src, &out, interrupt),
         Builder::Cargo => cargo(src, &out, scratch, interrupt),

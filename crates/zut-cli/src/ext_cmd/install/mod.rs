@@ -126,7 +126,7 @@ fn create_staging(ext_dir: &Path) -> anyhow::Result<tempfile::TempDir> {
 fn remove_staging(staging: tempfile::TempDir) {
     let path = staging.path().to_path_buf();
     if let Err(e) = staging.close() {
-        eprintln!("zut: warning: could not remove {}: {e}", path.display());
+        crate::errln!("zut: warning: could not remove {}: {e}", path.display());
     }
 }
 
@@ -155,6 +155,6 @@ fn finalize(
     // replace an empty directory that appeared meanwhile.
     ensure_absent(dest)?;
     std::fs::rename(staged, dest).map_err(|e| anyhow!("finalize install: {e}"))?;
-    eprintln!("installed {}", dest.display());
+    crate::errln!("installed {}", dest.display());
     Ok(())
 }
