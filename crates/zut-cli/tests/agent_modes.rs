@@ -214,6 +214,55 @@ async fn a_reader_that_left_early_is_not_a_crash() {
 }
 
 #[tokio::test]
+async fn oversized_piped_stdin_is_refused_before_any_request() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_text("never"));
+    let mut cmd = zut_cmd(&env, &[]);
+    cmd.args([
+        "--provider",
+        "anthropic",
+        "--base-url",
+        &server.url(),
+        "--api-key",
+        "k",
+        "--no-ext",
+        "-p",
+        "summarise",
+    ])
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    let out = tokio::task::spawn_blocking(move || {
+        use std::io::Write;
+        let mut child = cmd.spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        // 17 MiB; zut stops reading after 16 MiB + 1 byte, so the rest of
+        // the write may fail with a broken pipe.
+        let writer = std::thread::spawn(move || {
+            let chunk = vec![b'x'; 1024 * 1024];
+            for _ in 0..17 {
+                if stdin.write_all(&chunk).is_err() {
+                    break;
+                }
+            }
+        });
+        let out = child.wait_with_output().unwrap();
+        writer.join().unwrap();
+        out
+    })
+    .await
+    .unwrap();
+    let r = Run::from(out);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(
+        r.stderr.contains("piped stdin is larger than 16 MiB"),
+        "{r:?}"
+    );
+    assert!(server.requests().is_empty(), "no request was sent");
+}
+
+#[tokio::test]
 async fn piped_stdin_joins_the_prompt_and_stats_are_written() {
     let env = TestEnv::new();
     let server = LlmServer::start().await.unwrap();

@@ -2,9 +2,15 @@
 
 use std::io::Read;
 
+/// Most piped stdin accepted as prompt text. Far more than any model's
+/// context window holds; beyond it the run fails at once instead of
+/// reading without bound and sending a request no provider accepts.
+pub const MAX_STDIN_BYTES: u64 = 16 * 1024 * 1024;
+
 /// Joins the positional words; when stdin is not a terminal its content is
 /// appended after a blank line (or is the whole prompt when there are no
-/// words).
+/// words). Stdin over [`MAX_STDIN_BYTES`] is an error; invalid UTF-8 is
+/// replaced with U+FFFD.
 pub fn prompt_text(words: &[String]) -> anyhow::Result<String> {
     let mut text = words.join(" ");
     // SAFETY: isatty only inspects the descriptor.
@@ -12,8 +18,17 @@ pub fn prompt_text(words: &[String]) -> anyhow::Result<String> {
     if piped {
         let mut buf = Vec::new();
         std::io::stdin()
+            .lock()
+            .take(MAX_STDIN_BYTES + 1)
             .read_to_end(&mut buf)
             .map_err(|e| anyhow::anyhow!("reading stdin: {e}"))?;
+        if buf.len() as u64 > MAX_STDIN_BYTES {
+            anyhow::bail!(
+                "piped stdin is larger than {} MiB; pass a smaller excerpt, or name the file \
+                 in the prompt so the model can read it with its tools",
+                MAX_STDIN_BYTES / (1024 * 1024)
+            );
+        }
         let stdin = String::from_utf8_lossy(&buf);
         let stdin = stdin.trim_end();
         if !stdin.is_empty() {
