@@ -16,6 +16,7 @@ use crate::config::AgentConfig;
 use crate::event::{AgentEvent, UsageCounts, UsageEvent};
 use crate::outcome::PromptOutcome;
 use crate::stream_map::map_stream_event;
+use crate::system_prompt::SystemFiles;
 use crate::toolset::{Toolset, Validators};
 use crate::transcript::{json_blocks, now_rfc3339};
 
@@ -35,6 +36,8 @@ pub struct Agent {
     pub(crate) validators: Validators,
     /// Which extension answered each extension tool call (by call id).
     pub(crate) tool_owners: HashMap<String, String>,
+    /// `SYSTEM.md` and `AGENTS.md` as read at the start of the prompt.
+    pub(crate) system_files: SystemFiles,
 }
 
 impl Agent {
@@ -48,6 +51,7 @@ impl Agent {
             activated: BTreeSet::new(),
             validators: Validators::default(),
             tool_owners: HashMap::new(),
+            system_files: SystemFiles::default(),
         }
     }
 
@@ -102,6 +106,7 @@ impl Agent {
             time: now_rfc3339(),
         });
         self.transcript.push(user);
+        self.system_files = SystemFiles::load(&self.config.system);
         let outcome = self.run_steps(cancel, sink).await;
         match &outcome {
             // rpc.md §4.2: a failed prompt ends with `error`, then `done`.
@@ -246,7 +251,11 @@ impl Agent {
     /// transcript, and the system prompt stays byte-identical across steps
     /// so providers' prompt caches keep working.
     fn request(&self, tools: &Toolset, context: Option<&str>) -> Request {
-        let system = crate::system_prompt::build(&self.config.system, &tools.summary());
+        let system = crate::system_prompt::build_from(
+            &self.config.system,
+            &self.system_files,
+            &tools.summary(),
+        );
         let mut messages = self.transcript.clone();
         let hidden = Part::Text {
             text: hidden_context(&now_rfc3339(), context),

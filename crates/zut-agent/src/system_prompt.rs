@@ -10,8 +10,18 @@
 //!    then every `AGENTS.md` from the filesystem root down to the cwd, each
 //!    under a `# Context from <path>` header;
 //! 4. every `--append-system-prompt`, in order.
+//!
+//! The files are read once per prompt ([`SystemFiles::load`]), so every
+//! request of a prompt carries the same text even if a tool edits
+//! `AGENTS.md` meanwhile (the next prompt sees the change), and a step does
+//! not touch the filesystem. Each file is read up to [`MAX_FILE_BYTES`]
+//! (then cut with a note saying so); invalid UTF-8 becomes U+FFFD.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
+
+/// Most bytes taken from one `SYSTEM.md` or `AGENTS.md` file.
+pub const MAX_FILE_BYTES: usize = 256 * 1024;
 
 /// The built-in identity.
 pub const IDENTITY: &str = "You are zut, a coding agent working in the user's terminal. \
@@ -33,12 +43,52 @@ pub struct SystemPromptOptions {
     pub no_context_files: bool,
 }
 
-/// Builds the system prompt; `tools` is the (name, description) summary.
+/// The files behind a system prompt, read once (see the module docs).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SystemFiles {
+    /// `$ZUT_HOME/SYSTEM.md`, if present and not blank.
+    system_md: Option<String>,
+    /// Context files with their text, in order.
+    context: Vec<(PathBuf, String)>,
+}
+
+impl SystemFiles {
+    /// Reads what `opts` asks for: `SYSTEM.md` unless `--system-prompt`
+    /// replaces it, the context files unless `--no-context-files`.
+    pub fn load(opts: &SystemPromptOptions) -> Self {
+        let system_md = match opts.system_prompt {
+            Some(_) => None,
+            None => read_nonempty(&opts.zut_home.join("SYSTEM.md")),
+        };
+        let context = if opts.no_context_files {
+            Vec::new()
+        } else {
+            context_files(&opts.zut_home, &opts.cwd)
+                .into_iter()
+                .filter_map(|path| read_nonempty(&path).map(|text| (path, text)))
+                .collect()
+        };
+        Self { system_md, context }
+    }
+}
+
+/// Builds the system prompt, reading the files now; `tools` is the (name,
+/// description) summary.
 pub fn build(opts: &SystemPromptOptions, tools: &[(String, String)]) -> String {
+    build_from(opts, &SystemFiles::load(opts), tools)
+}
+
+/// Builds the system prompt from files read earlier.
+pub fn build_from(
+    opts: &SystemPromptOptions,
+    files: &SystemFiles,
+    tools: &[(String, String)],
+) -> String {
     let mut parts: Vec<String> = Vec::new();
-    let base = match &opts.system_prompt {
-        Some(text) => text.clone(),
-        None => read_nonempty(&opts.zut_home.join("SYSTEM.md")).unwrap_or_else(|| IDENTITY.into()),
+    let base = match (&opts.system_prompt, &files.system_md) {
+        (Some(text), _) => text.clone(),
+        (None, Some(text)) => text.clone(),
+        (None, None) => IDENTITY.into(),
     };
     parts.push(base.trim_end().to_string());
     if !tools.is_empty() {
@@ -53,16 +103,12 @@ pub fn build(opts: &SystemPromptOptions, tools: &[(String, String)]) -> String {
         }
         parts.push(s);
     }
-    if !opts.no_context_files {
-        for path in context_files(&opts.zut_home, &opts.cwd) {
-            if let Some(text) = read_nonempty(&path) {
-                parts.push(format!(
-                    "# Context from {}\n\n{}",
-                    path.display(),
-                    text.trim_end()
-                ));
-            }
-        }
+    for (path, text) in &files.context {
+        parts.push(format!(
+            "# Context from {}\n\n{}",
+            path.display(),
+            text.trim_end()
+        ));
     }
     for extra in &opts.append {
         if !extra.trim().is_empty() {
@@ -99,13 +145,31 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// The file's text (at most [`MAX_FILE_BYTES`], then a note), or `None`
+/// when it cannot be read or is blank.
 fn read_nonempty(path: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let file = std::fs::File::open(path).ok()?;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES as u64)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    let mut text = String::from_utf8_lossy(&bytes).into_owned();
     if text.trim().is_empty() {
-        None
-    } else {
-        Some(text)
+        return None;
     }
+    if size > MAX_FILE_BYTES as u64 {
+        // A cut inside a multi-byte character became U+FFFD above: drop it.
+        if text.ends_with('\u{fffd}') {
+            text.pop();
+        }
+        text.push_str(&format!(
+            "\n\n[truncated: {} is {size} bytes; only the first {} KiB are included]",
+            path.display(),
+            MAX_FILE_BYTES / 1024
+        ));
+    }
+    Some(text)
 }
 
 #[cfg(test)]
@@ -143,5 +207,32 @@ mod tests {
         let p = build(&opts, &[]);
         assert!(p.starts_with("flag base"));
         assert!(!p.contains("rules"));
+    }
+
+    #[test]
+    fn files_are_capped_and_lossy_and_read_once() {
+        let home = tempfile::tempdir().unwrap();
+        let proj = tempfile::tempdir().unwrap();
+        let mut big = b"rule \xff ".repeat(MAX_FILE_BYTES / 4);
+        big.extend_from_slice(b"TAIL-NEVER-SEEN");
+        std::fs::write(proj.path().join("AGENTS.md"), &big).unwrap();
+        let opts = SystemPromptOptions {
+            zut_home: home.path().into(),
+            cwd: proj.path().into(),
+            ..Default::default()
+        };
+        let files = SystemFiles::load(&opts);
+        let p = build_from(&opts, &files, &[]);
+        assert!(p.contains("rule \u{fffd} rule"), "invalid UTF-8 replaced");
+        assert!(!p.contains("TAIL-NEVER-SEEN"));
+        assert!(p.contains(&format!(
+            "[truncated: {} is {} bytes; only the first 256 KiB are included]",
+            proj.path().join("AGENTS.md").display(),
+            big.len()
+        )));
+        // A later edit does not change prompts built from the snapshot.
+        std::fs::write(proj.path().join("AGENTS.md"), "edited").unwrap();
+        assert_eq!(build_from(&opts, &files, &[]), p);
+        assert!(build(&opts, &[]).contains("edited"));
     }
 }
