@@ -111,7 +111,7 @@ pub(crate) fn error_body_message(body: &str) -> String {
         for candidate in candidates.into_iter().flatten() {
             if let Some(text) = candidate.as_str() {
                 if !text.is_empty() {
-                    return text.to_string();
+                    return clip_chars(text, MAX_MESSAGE_CHARS);
                 }
             }
         }
@@ -120,11 +120,19 @@ pub(crate) fn error_body_message(body: &str) -> String {
     if trimmed.is_empty() {
         return "(empty response body)".to_string();
     }
-    let mut out: String = trimmed.chars().take(500).collect();
-    if out.len() < trimmed.len() {
-        out.push('…');
+    clip_chars(trimmed, 500)
+}
+
+/// Longest provider error message shown (a proxy or a broken server may
+/// put anything there).
+const MAX_MESSAGE_CHARS: usize = 2000;
+
+/// At most `max` characters of `text`, with `…` when cut.
+fn clip_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_string(),
+        Some((idx, _)) => format!("{}…", &text[..idx]),
     }
-    out
 }
 
 /// Remove every occurrence of `secret` from `text`.

@@ -17,6 +17,28 @@ use crate::retry::retry_after_from_headers;
 use crate::sse::SseParser;
 use crate::types::{Completion, Request, StreamEvent};
 
+/// Most bytes of an error response body read (its message is in the
+/// first few hundred; the rest is dropped unread).
+const MAX_ERROR_BODY: usize = 64 * 1024;
+/// Most bytes of a non-streamed JSON response (a server that ignored
+/// `"stream": true`) read before the request fails.
+const MAX_JSON_BODY: usize = 32 * 1024 * 1024;
+
+/// Reads at most `max` bytes of `response`'s body as (lossy) text; a
+/// failed read ends it early.
+async fn read_prefix(response: reqwest::Response, max: usize) -> String {
+    let mut bytes = Vec::new();
+    let mut stream = response.bytes_stream();
+    while bytes.len() < max {
+        match stream.next().await {
+            Some(Ok(chunk)) => bytes.extend_from_slice(&chunk),
+            _ => break,
+        }
+    }
+    bytes.truncate(max);
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
 /// A configured provider (Anthropic Messages or OpenAI-compatible chat
 /// completions). Cheap to share behind an `Arc`; `stream` takes `&self`.
 #[derive(Debug, Clone)]
@@ -205,10 +227,9 @@ impl Provider {
             let retry_after = retry_after_from_headers(response.headers());
             let text = tokio::select! {
                 _ = cancel.cancelled() => return Err(ProviderError::Aborted.into()),
-                text = tokio::time::timeout(idle, response.text()) => match text {
-                    Ok(Ok(text)) => text,
-                    _ => String::new(),
-                },
+                text = tokio::time::timeout(idle, read_prefix(response, MAX_ERROR_BODY)) => {
+                    text.unwrap_or_default()
+                }
             };
             let mut message = error_body_message(&text);
             if status.as_u16() == 529 || message.to_ascii_lowercase().contains("overloaded") {
@@ -244,7 +265,19 @@ impl Provider {
                     next = tokio::time::timeout(idle, stream.next()) => next,
                 };
                 match next {
-                    Ok(Some(Ok(chunk))) => text.extend_from_slice(&chunk),
+                    Ok(Some(Ok(chunk))) => {
+                        text.extend_from_slice(&chunk);
+                        if text.len() > MAX_JSON_BODY {
+                            return Err(ProviderError::Protocol {
+                                provider: provider.to_string(),
+                                message: format!(
+                                    "non-streamed JSON response larger than {} MiB",
+                                    MAX_JSON_BODY / (1024 * 1024)
+                                ),
+                            }
+                            .into());
+                        }
+                    }
                     Ok(None) => break,
                     Ok(Some(Err(e))) => {
                         return Err(self

@@ -495,3 +495,33 @@ async fn already_cancelled_token_sends_nothing() {
     assert!(events.is_empty());
     assert!(server.requests().is_empty());
 }
+
+#[tokio::test]
+async fn huge_error_bodies_are_read_only_in_part_and_clipped() {
+    let server = LlmServer::start().await.unwrap();
+    // A 4 MB message in a JSON error body (401: not retried): only the
+    // first 64 KiB are read, which no longer parse as JSON, so the error
+    // shows the start of the raw body, clipped.
+    server.push(Script::status(401).message("x".repeat(4 * 1024 * 1024)));
+    // A 3,000-character message in a small body: clipped to 2,000.
+    server.push(Script::status(401).message("y".repeat(3000)));
+    let provider = provider(&server, "anthropic");
+    let err = run(&provider, &request("x"))
+        .await
+        .0
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("anthropic: HTTP 401: {\"error\""),
+        "{}",
+        &err[..80]
+    );
+    assert!(err.len() < 600, "clipped: {} chars", err.len());
+    assert!(err.ends_with('…'));
+    let err = run(&provider, &request("x"))
+        .await
+        .0
+        .unwrap_err()
+        .to_string();
+    assert_eq!(err, format!("anthropic: HTTP 401: {}…", "y".repeat(2000)));
+}
