@@ -24,6 +24,13 @@ const MAX_ERROR_BODY: usize = 64 * 1024;
 /// `"stream": true`) read before the request fails.
 const MAX_JSON_BODY: usize = 32 * 1024 * 1024;
 
+/// Largest single SSE event (or unterminated line) accepted; real events
+/// are a few hundred bytes, a whole tool input at most some MiB.
+const MAX_SSE_EVENT: usize = 16 * 1024 * 1024;
+/// Largest whole SSE response accepted (a reply is bounded by `max_tokens`;
+/// a 1 MB reply in 10-byte deltas is about 12.5 MB of SSE).
+const MAX_STREAM: usize = 512 * 1024 * 1024;
+
 /// Reads at most `max` bytes of `response`'s body as (lossy) text; a
 /// failed read ends it early.
 async fn read_prefix(response: reqwest::Response, max: usize) -> String {
@@ -298,6 +305,7 @@ impl Provider {
             parser.push(text.as_bytes());
             return self.end_of_stream(&mut parser, &mut decoder, asm, emit);
         }
+        let mut received = 0usize;
         loop {
             let next = tokio::select! {
                 _ = cancel.cancelled() => return Err(ProviderError::Aborted.into()),
@@ -315,11 +323,32 @@ impl Provider {
                         .into())
                 }
                 Ok(Some(Ok(chunk))) => {
+                    received += chunk.len();
                     parser.push(&chunk);
                     while let Some(event) = parser.next_event_ref() {
                         if decoder.event(provider, &event, asm, emit)? == Flow::Done {
                             return Ok(());
                         }
+                    }
+                    let too_big = if parser.pending_bytes() > MAX_SSE_EVENT {
+                        Some(format!(
+                            "an SSE event larger than {} MiB",
+                            MAX_SSE_EVENT / (1024 * 1024)
+                        ))
+                    } else if received > MAX_STREAM {
+                        Some(format!(
+                            "the stream exceeded {} MiB",
+                            MAX_STREAM / (1024 * 1024)
+                        ))
+                    } else {
+                        None
+                    };
+                    if let Some(message) = too_big {
+                        return Err(ProviderError::Protocol {
+                            provider: provider.to_string(),
+                            message,
+                        }
+                        .into());
                     }
                 }
                 Ok(None) => return self.end_of_stream(&mut parser, &mut decoder, asm, emit),

@@ -109,6 +109,15 @@ impl SseParser {
         self.buf.extend_from_slice(chunk);
     }
 
+    /// Bytes held for the event being assembled: the unparsed rest of the
+    /// input plus the `data` of an undispatched event. A caller bounds
+    /// memory by failing the stream when this grows past its limit (a
+    /// line or an event that never ends).
+    pub fn pending_bytes(&self) -> usize {
+        let data = if self.dispatched { 0 } else { self.data.len() };
+        self.buf.len() - self.pos + data
+    }
+
     /// The next complete event, if the buffered bytes hold one.
     pub fn next_event(&mut self) -> Option<SseEvent> {
         self.next_event_ref().map(|e| e.to_owned())
@@ -280,6 +289,21 @@ mod tests {
             event: event.into(),
             data: data.into(),
         }
+    }
+
+    #[test]
+    fn pending_bytes_counts_an_unfinished_line_and_event() {
+        let mut p = SseParser::new();
+        p.push(b"data: abc\n");
+        assert!(p.next_event_ref().is_none());
+        assert_eq!(p.pending_bytes(), 3, "the event's data so far");
+        p.push(b"data: never ends");
+        assert!(p.next_event_ref().is_none());
+        assert!(p.pending_bytes() >= 3 + "data: never ends".len());
+        p.push(b"\n\n");
+        assert!(p.next_event_ref().is_some());
+        assert!(p.next_event_ref().is_none());
+        assert_eq!(p.pending_bytes(), 0);
     }
 
     #[test]

@@ -525,3 +525,20 @@ async fn huge_error_bodies_are_read_only_in_part_and_clipped() {
         .to_string();
     assert_eq!(err, format!("anthropic: HTTP 401: {}…", "y".repeat(2000)));
 }
+
+#[tokio::test]
+async fn an_sse_event_that_never_ends_is_refused_at_16_mib() {
+    let server = LlmServer::start().await.unwrap();
+    // One `data:` line of 17 MiB with no line break: the stream must fail
+    // with a clear error instead of buffering without bound.
+    server.push(Script::raw_sse(format!(
+        "data: {}",
+        "z".repeat(17 * 1024 * 1024)
+    )));
+    let provider = provider(&server, "anthropic");
+    let err = run(&provider, &request("x")).await.0.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "anthropic: malformed stream: an SSE event larger than 16 MiB"
+    );
+}
