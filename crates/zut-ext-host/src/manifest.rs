@@ -67,6 +67,9 @@ pub enum ManifestError {
     ExecEscapes(String),
 }
 
+/// Largest `extension.json` read.
+pub const MAX_MANIFEST_BYTES: u64 = 1024 * 1024;
+
 /// How `exec` is launched.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ExecSpec {
@@ -86,10 +89,23 @@ impl Manifest {
     }
 
     /// Reads and parses `<dir>/extension.json` (no validation).
+    /// A manifest over [`MAX_MANIFEST_BYTES`] is refused unread.
     pub fn read(dir: &Path) -> Result<Self, ManifestError> {
+        use std::io::Read;
         let file = dir.join(MANIFEST_FILE);
-        let text = std::fs::read_to_string(&file)
-            .map_err(|e| ManifestError::Read(format!("{}: {e}", file.display())))?;
+        let fail =
+            |e: &dyn std::fmt::Display| ManifestError::Read(format!("{}: {e}", file.display()));
+        let f = std::fs::File::open(&file).map_err(|e| fail(&e))?;
+        let mut text = String::new();
+        f.take(MAX_MANIFEST_BYTES + 1)
+            .read_to_string(&mut text)
+            .map_err(|e| fail(&e))?;
+        if text.len() as u64 > MAX_MANIFEST_BYTES {
+            return Err(fail(&format_args!(
+                "larger than {} KiB; a manifest is a few hundred bytes",
+                MAX_MANIFEST_BYTES / 1024
+            )));
+        }
         Self::parse(&text, &file)
     }
 
@@ -319,6 +335,30 @@ fn normalize(path: &Path) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn oversized_manifest_is_refused_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut body = String::from("{\"name\": \"big\", \"exec\": \"x\", \"description\": \"");
+        body.push_str(&"d".repeat(MAX_MANIFEST_BYTES as usize));
+        body.push_str("\"}");
+        std::fs::write(dir.path().join(MANIFEST_FILE), &body).unwrap();
+        let err = Manifest::read(dir.path()).unwrap_err().to_string();
+        assert!(err.starts_with("read manifest: "), "{err}");
+        assert!(
+            err.ends_with(
+                "extension.json: larger than 1024 KiB; a manifest is a few hundred bytes"
+            ),
+            "{err}"
+        );
+        // A normal manifest loads.
+        std::fs::write(
+            dir.path().join(MANIFEST_FILE),
+            r#"{"name": "small", "exec": "x"}"#,
+        )
+        .unwrap();
+        assert_eq!(Manifest::read(dir.path()).unwrap().name, "small");
+    }
 
     #[test]
     fn exec_resolution() {
