@@ -10,34 +10,39 @@ use common::*;
 use serde_json::{json, Value};
 use zut_llm_server::{Block, Format, LlmServer, Script};
 
+/// `zut` with provider flags pointing at `server` (stdout/stderr piped,
+/// stdin closed), then `args`.
+fn llm_cmd(env: &TestEnv, server: &LlmServer, args: &[&str]) -> std::process::Command {
+    let url = server.url();
+    let mut cmd = zut_cmd(env, &[]);
+    cmd.args([
+        "--provider",
+        "anthropic",
+        "--base-url",
+        &url,
+        "--api-key",
+        "sk-cli-secret",
+        "--model",
+        "test-model",
+    ])
+    .args(args)
+    .env_remove("ANTHROPIC_API_KEY")
+    .env_remove("OPENAI_API_KEY")
+    .stdin(Stdio::null())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    cmd
+}
+
 /// Runs `zut` with provider flags pointing at `server`, off the async runtime.
 async fn zut_llm(env: &TestEnv, server: &LlmServer, args: &[&str], stdin: Option<&str>) -> Run {
-    let url = server.url();
-    let mut full: Vec<String> = vec![
-        "--provider".into(),
-        "anthropic".into(),
-        "--base-url".into(),
-        url,
-        "--api-key".into(),
-        "sk-cli-secret".into(),
-        "--model".into(),
-        "test-model".into(),
-    ];
-    full.extend(args.iter().map(|s| s.to_string()));
-    let mut cmd = zut_cmd(env, &[]);
-    cmd.args(&full)
-        .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("OPENAI_API_KEY");
+    let mut cmd = llm_cmd(env, server, args);
     let stdin = stdin.map(str::to_string);
     tokio::task::spawn_blocking(move || {
         use std::io::Write;
-        cmd.stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        if stdin.is_some() {
+            cmd.stdin(Stdio::piped());
+        }
         let mut child = cmd.spawn().unwrap();
         if let Some(text) = stdin {
             let mut w = child.stdin.take().unwrap();
@@ -116,21 +121,7 @@ for line in sys.stdin:
         break
 "#,
     );
-    let mut cmd = zut_cmd(&env, &[]);
-    cmd.args([
-        "--provider",
-        "anthropic",
-        "--base-url",
-        &server.url(),
-        "--api-key",
-        "k",
-        "--stream",
-        "go",
-    ])
-    .stdin(Stdio::null())
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
-    let child = cmd.spawn().unwrap();
+    let child = llm_cmd(&env, &server, &["--stream", "go"]).spawn().unwrap();
     let pid = child.id() as i32;
     for _ in 0..200 {
         if !server.requests().is_empty() {
@@ -218,21 +209,8 @@ async fn oversized_piped_stdin_is_refused_before_any_request() {
     let env = TestEnv::new();
     let server = LlmServer::start().await.unwrap();
     server.push(Script::anthropic_text("never"));
-    let mut cmd = zut_cmd(&env, &[]);
-    cmd.args([
-        "--provider",
-        "anthropic",
-        "--base-url",
-        &server.url(),
-        "--api-key",
-        "k",
-        "--no-ext",
-        "-p",
-        "summarise",
-    ])
-    .stdin(Stdio::piped())
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
+    let mut cmd = llm_cmd(&env, &server, &["--no-ext", "-p", "summarise"]);
+    cmd.stdin(Stdio::piped());
     let out = tokio::task::spawn_blocking(move || {
         use std::io::Write;
         let mut child = cmd.spawn().unwrap();
@@ -623,22 +601,9 @@ async fn ctrl_c_aborts_a_streaming_request_and_a_running_bash_command() {
         r#"{"command":"sleep 300","timeout":600}"#,
     ));
     for (expected_requests, wait_for_sleep) in [(1usize, false), (2, true)] {
-        let mut cmd = zut_cmd(&env, &[]);
-        cmd.args([
-            "--provider",
-            "anthropic",
-            "--base-url",
-            &server.url(),
-            "--api-key",
-            "k",
-            "--no-ext",
-            "--json",
-            "go",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-        let child = cmd.spawn().unwrap();
+        let child = llm_cmd(&env, &server, &["--no-ext", "--json", "go"])
+            .spawn()
+            .unwrap();
         let pid = child.id() as i32;
         // Wait until the request is in flight (and bash has started).
         let mut sleep_pid = None;
