@@ -297,10 +297,9 @@ async fn b9_spawn_failures() {
     assert!(run.host.reports().is_empty());
 }
 
-#[tokio::test]
-async fn an_executable_still_open_for_writing_is_retried_then_reported() {
-    // Held open for writing during the whole start-up: ETXTBSY on every
-    // try, then a load error that says why.
+/// A global sh extension `busy` (tool `busy_t` answers `ok`) and an open
+/// write handle on its executable.
+fn busy_extension() -> (TestEnv, std::fs::File) {
     let env = TestEnv::new();
     let dir = env.global_dir("busy");
     let script = write_executable(
@@ -313,6 +312,14 @@ async fn an_executable_still_open_for_writing_is_retried_then_reported() {
         .append(true)
         .open(&script)
         .unwrap();
+    (env, writer)
+}
+
+#[tokio::test]
+async fn an_executable_still_open_for_writing_is_retried_then_reported() {
+    // Held open for writing during the whole start-up: ETXTBSY on every
+    // try, then a load error that says why.
+    let (env, writer) = busy_extension();
     let run = Run::start(env, |_| {}).await;
     drop(writer);
     let msg = run.errors().join("\n");
@@ -325,18 +332,7 @@ async fn an_executable_still_open_for_writing_is_retried_then_reported() {
 
     // Closed shortly after start-up began: a retry (or the first try, if
     // the host started late) succeeds and the extension works.
-    let env = TestEnv::new();
-    let dir = env.global_dir("busy");
-    let script = write_executable(
-        &dir,
-        "run.sh",
-        &format!("#!/bin/sh\n{}", sh_tool("busy", "ok")),
-    );
-    write_manifest(&dir, &json!({"name": "busy", "exec": "./run.sh"}));
-    let writer = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&script)
-        .unwrap();
+    let (env, writer) = busy_extension();
     let closer = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(20));
         drop(writer);
