@@ -38,6 +38,8 @@ pub struct Agent {
     pub(crate) tool_owners: HashMap<String, String>,
     /// `SYSTEM.md` and `AGENTS.md` as read at the start of the prompt.
     pub(crate) system_files: SystemFiles,
+    /// The session file every message, usage and state row goes to.
+    pub(crate) session: Option<crate::session_bridge::AgentSession>,
 }
 
 impl Agent {
@@ -52,6 +54,7 @@ impl Agent {
             validators: Validators::default(),
             tool_owners: HashMap::new(),
             system_files: SystemFiles::default(),
+            session: None,
         }
     }
 
@@ -105,9 +108,14 @@ impl Agent {
             content: json_blocks(&user.content),
             time: now_rfc3339(),
         });
+        // The row reaches the file before the model is called.
+        let persisted = self.persist_message(&user, Vec::new());
         self.transcript.push(user);
         self.system_files = SystemFiles::load(&self.config.system);
-        let outcome = self.run_steps(cancel, sink).await;
+        let outcome = match persisted {
+            Ok(()) => self.run_steps(cancel, sink).await,
+            Err(message) => PromptOutcome::Failed { message },
+        };
         match &outcome {
             // rpc.md §4.2: a failed prompt ends with `error`, then `done`.
             PromptOutcome::Failed { message } => {
@@ -198,7 +206,14 @@ impl Agent {
                 .tool_calls()
                 .map(|(id, name, args)| (id.to_string(), name.to_string(), args.clone()))
                 .collect();
+            let persisted = self
+                .persist_message(&message, Vec::new())
+                .and_then(|()| self.persist_usage(&this));
             self.transcript.push(message);
+            if let Err(message) = persisted {
+                self.end_turn(sink, "error", Some(message.clone()));
+                return PromptOutcome::Failed { message };
+            }
             let stop = if completion.stop == StopReason::EndTurn && !calls.is_empty() {
                 StopReason::ToolUse
             } else {
@@ -212,6 +227,7 @@ impl Agent {
                 return PromptOutcome::Completed { stop, final_text };
             }
             let mut results = Vec::with_capacity(calls.len());
+            let activated_before = self.activated.clone();
             for (id, name, args) in calls {
                 if cancel.is_cancelled() {
                     // Every call still gets a result (the transcript stays
@@ -228,10 +244,20 @@ impl Agent {
                         .await,
                 );
             }
-            self.transcript.push(Message {
+            let results = Message {
                 role: Role::User,
                 content: results,
-            });
+            };
+            let added: Vec<String> = self
+                .activated
+                .difference(&activated_before)
+                .cloned()
+                .collect();
+            let persisted = self.persist_message(&results, added);
+            self.transcript.push(results);
+            if let Err(message) = persisted {
+                return PromptOutcome::Failed { message };
+            }
             if cancel.is_cancelled() {
                 return PromptOutcome::Aborted;
             }

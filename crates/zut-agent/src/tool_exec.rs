@@ -176,10 +176,19 @@ impl Agent {
             let text = format!("extension {ext}/{name} failed: extensions are not loaded");
             return (true, vec![Part::Text { text }]);
         };
-        let outcome = tokio::select! {
+        let mut outcome = tokio::select! {
             o = host.call_tool(name, args) => o,
             _ = cancel.cancelled() => ToolOutcome::failed(ext, name, "context canceled"),
         };
+        // `details` becomes the owner's state row before the result row
+        // (sessions-themes-skills.md §1.6); if it cannot be written, the
+        // model gets an error instead of the result (protocol.md §8.5).
+        if let Some(details) = outcome.details.take() {
+            if let Err(why) = self.persist_state(ext, &details) {
+                tracing::warn!("extension {ext}: tool {name}: state not persisted: {why}");
+                outcome = ToolOutcome::error(ext, name, crate::session_bridge::STATE_NOT_PERSISTED);
+            }
+        }
         for activated in &outcome.activate_tools {
             if tools.contains(activated) {
                 self.activated.insert(activated.clone());

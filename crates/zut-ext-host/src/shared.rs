@@ -35,12 +35,17 @@ pub(crate) struct Shared {
 impl Shared {
     pub fn new(config: HostConfig, ui: UiSender) -> Self {
         let registry = Registry::new(&config.builtin_commands, &config.builtin_tools);
+        let memory = SessionMemory {
+            session: config.session.clone(),
+            last_event: None,
+            states: config.states.clone(),
+        };
         Self {
             config,
             ui,
             registry: Mutex::new(registry),
             extensions: RwLock::new(Vec::new()),
-            session: Mutex::new(SessionMemory::default()),
+            session: Mutex::new(memory),
             shutting_down: AtomicBool::new(false),
             ids: AtomicU64::new(1),
         }

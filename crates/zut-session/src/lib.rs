@@ -13,6 +13,7 @@ mod error;
 mod fork;
 mod list;
 mod message;
+mod open;
 mod paths;
 mod read;
 mod repair;
@@ -25,6 +26,7 @@ pub use error::{Result, SessionError};
 pub use fork::{fork, ForkOptions, Forked};
 pub use list::{describe, list, SessionSummary};
 pub use message::{Block, Role, SessionMessage};
+pub use open::{open, Choice, Opened};
 pub use paths::{cwd_hash, file_name, list_files, read_id, resolve, sessions_dir, sessions_root};
 pub use read::{
     for_each_row, read, read_with, ReadOptions, Snapshot, States, UsageCheckpoint, MAX_ROW_BYTES,

@@ -3,6 +3,7 @@
 
 mod input;
 mod output;
+mod session;
 mod setup;
 mod slash;
 mod stats;
@@ -52,15 +53,51 @@ pub fn run(args: GlobalArgs, mode: Mode) -> i32 {
     if text.trim().is_empty() {
         return fail("no prompt given (pass it as an argument or pipe it on stdin)");
     }
-    let setup = match setup::build(&args) {
+    let mut setup = match setup::build(&args) {
         Ok(s) => s,
         Err(e) => return fail(&format!("{e:#}")),
+    };
+    let (zut_home, cwd) = (setup.agent.system.zut_home.clone(), setup.agent.cwd.clone());
+    let choice = match session::choice(&args, &zut_home, &cwd) {
+        Ok(c) => c,
+        Err(e) => return fail(&e),
     };
     // A plain prompt needs the model at once: say so before starting
     // extensions. A slash command may not (`display`), so it gets to run.
     if input::slash_command(&text).is_none() {
         if let Err(e) = &setup.provider {
             return fail(e);
+        }
+    }
+    // The session is opened (or created) before extensions start and
+    // before the model is called: a sessions directory that cannot be
+    // created, an unreadable file or one another zut writes ends the run.
+    let opened = match &choice {
+        None => None,
+        Some(c) => match session::open(
+            c,
+            &zut_home,
+            &cwd,
+            &setup.host_provider,
+            &setup.host_model,
+            &text,
+        ) {
+            Ok(o) => Some(o),
+            Err(e) => return fail(&e),
+        },
+    };
+    if let Some(o) = &opened {
+        setup.host.persist_state = true;
+        setup.host.session = Some(zut_agent::session_bridge::session_info(
+            o.writer.path(),
+            o.writer.meta(),
+        ));
+        if let Some(snap) = &o.snapshot {
+            setup.host.states = snap
+                .states
+                .iter()
+                .filter_map(|(k, v)| Some((k.clone(), serde_json::from_str(v.get()).ok()?)))
+                .collect();
         }
     }
     let rt = match tokio::runtime::Builder::new_current_thread()
@@ -70,7 +107,7 @@ pub fn run(args: GlobalArgs, mode: Mode) -> i32 {
         Ok(rt) => rt,
         Err(e) => return fail(&format!("starting the runtime: {e}")),
     };
-    rt.block_on(run_prompt(setup, mode, text, args.stats))
+    rt.block_on(run_prompt(setup, mode, text, args.stats, opened))
 }
 
 fn fail(msg: &str) -> i32 {
@@ -83,6 +120,7 @@ async fn run_prompt(
     mode: Mode,
     text: String,
     stats: Option<std::path::PathBuf>,
+    opened: Option<zut_session::Opened>,
 ) -> i32 {
     let started = Instant::now();
     let out = Arc::new(Output::new(mode));
@@ -94,7 +132,13 @@ async fn run_prompt(
         crate::errln!("extension load: {err}");
     }
     let host = Arc::new(host);
-    host.emit_session_event(EventName::SESSION_START, None);
+    // protocol.md §10.3: session_start, then session_opened when a session
+    // exists; each subscriber gets only its own state.
+    let info = host.config().session.clone();
+    host.emit_session_event(EventName::SESSION_START, info.clone());
+    if info.is_some() {
+        host.emit_session_event(EventName::SESSION_OPENED, info);
+    }
 
     let cancel = CancellationToken::new();
     let stopped_by = Arc::new(AtomicI32::new(0));
@@ -103,6 +147,14 @@ async fn run_prompt(
     let mut agent = setup
         .provider
         .map(|p| Agent::new(p, Some(host.clone()), setup.agent));
+    // Without a model (a slash command that only displays) nobody writes
+    // to the session; it is closed (and removed if new) at the end.
+    let mut idle_session = None;
+    match (&mut agent, opened) {
+        (Ok(agent), Some(o)) => agent.attach_session(o.writer, o.snapshot.as_ref()),
+        (Err(_), Some(o)) => idle_session = Some(o.writer),
+        (_, None) => {}
+    }
 
     let prompt = match input::slash_command(&text) {
         Some((name, args)) => slash::run(&name, &args, &host, &out, mode, &cancel).await,
@@ -125,6 +177,14 @@ async fn run_prompt(
         (SlashOutcome::Failed(msg), _) => Finished::Failed(msg),
     };
     watcher.abort();
+    let closed = match (&mut agent, idle_session) {
+        (_, Some(w)) => Some(w.close()),
+        (Ok(agent), None) => agent.close_session(),
+        (Err(_), None) => None,
+    };
+    if let Some(Err(e)) = closed {
+        crate::errln!("zut: {e}");
+    }
     drop(agent);
     host.shutdown().await;
     drop(host);

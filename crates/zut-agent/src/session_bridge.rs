@@ -1,0 +1,327 @@
+//! The agent's side of sessions: converting between session rows
+//! (`zut_session`, the Go format) and provider messages, restoring a
+//! transcript into an [`Agent`], and the hook that writes each message,
+//! usage and extension state row before the loop goes on.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use zut_protocol::SessionInfo;
+use zut_providers::{Message, Part, Role};
+use zut_session::{Block, Closed, SessionMessage, SessionWriter, Snapshot, Usage};
+
+use crate::agent::Agent;
+use crate::event::UsageCounts;
+
+/// The text given to the model when an extension's `details` could not be
+/// persisted (protocol.md §8.5).
+pub const STATE_NOT_PERSISTED: &str = "tool result state could not be persisted";
+
+/// The session an agent writes to.
+#[derive(Debug)]
+pub struct AgentSession {
+    writer: SessionWriter,
+    cumulative: Usage,
+}
+
+impl AgentSession {
+    /// The open file.
+    pub fn writer(&self) -> &SessionWriter {
+        &self.writer
+    }
+
+    /// The open file, to append rows the agent does not write itself
+    /// (`rename`, …).
+    pub fn writer_mut(&mut self) -> &mut SessionWriter {
+        &mut self.writer
+    }
+
+    /// Session usage so far (resumed files included).
+    pub fn cumulative(&self) -> &Usage {
+        &self.cumulative
+    }
+
+    /// The `session` object sent to extensions (protocol.md §10.4).
+    pub fn info(&self) -> SessionInfo {
+        session_info(self.writer.path(), self.writer.meta())
+    }
+}
+
+/// The `session` object of protocol.md §10.4 for a file and its meta.
+pub fn session_info(path: &Path, meta: &zut_session::Meta) -> SessionInfo {
+    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    SessionInfo {
+        id: meta.id.clone(),
+        parent_id: meta.parent.clone(),
+        path: path.display().to_string(),
+        cwd: meta.cwd.clone(),
+        fork_point: meta.fork_point as u64,
+    }
+}
+
+impl Agent {
+    /// Attaches a session: later prompts write every message, usage and
+    /// extension state row to it before going on. With a snapshot (a
+    /// resumed file) the transcript and the activated deferred tools are
+    /// restored from it first, replacing the current ones.
+    pub fn attach_session(&mut self, writer: SessionWriter, snapshot: Option<&Snapshot>) {
+        let cumulative = snapshot.map(Snapshot::cumulative).unwrap_or_default();
+        if let Some(snap) = snapshot {
+            self.transcript = to_provider(&snap.messages);
+            self.activated = snap.activated_tools().into_iter().collect::<BTreeSet<_>>();
+        }
+        self.session = Some(AgentSession { writer, cumulative });
+    }
+
+    /// The attached session, if any.
+    pub fn session(&self) -> Option<&AgentSession> {
+        self.session.as_ref()
+    }
+
+    /// The attached session, mutably.
+    pub fn session_mut(&mut self) -> Option<&mut AgentSession> {
+        self.session.as_mut()
+    }
+
+    /// Detaches and closes the session: a file this run created that got no
+    /// content is removed. `None` without a session.
+    pub fn close_session(&mut self) -> Option<zut_session::Result<Closed>> {
+        self.session.take().map(|s| s.writer.close())
+    }
+
+    /// Writes `message` (with `added_tool_names`) to the session, if any.
+    pub(crate) fn persist_message(
+        &mut self,
+        message: &Message,
+        added_tool_names: Vec<String>,
+    ) -> Result<(), String> {
+        let Some(s) = self.session.as_mut() else {
+            return Ok(());
+        };
+        let mut m = from_provider(message);
+        m.added_tool_names = added_tool_names;
+        s.writer.append_message(&m).map_err(|e| e.to_string())
+    }
+
+    /// Writes a usage row for one model call, if a session is attached.
+    pub(crate) fn persist_usage(&mut self, this: &UsageCounts) -> Result<(), String> {
+        let Some(s) = self.session.as_mut() else {
+            return Ok(());
+        };
+        let usage = session_usage(this);
+        s.cumulative = s.cumulative.add(&usage);
+        let cumulative = s.cumulative.clone();
+        s.writer
+            .append_usage(&usage, &cumulative)
+            .map_err(|e| e.to_string())
+    }
+
+    /// Writes an extension's `details` as its state row. `Ok(false)` when
+    /// no session is attached (the details are ignored); an error when the
+    /// row could not be written (over 256 KiB, blank name, I/O).
+    pub(crate) fn persist_state(
+        &mut self,
+        extension: &str,
+        details: &serde_json::Value,
+    ) -> Result<bool, String> {
+        let Some(s) = self.session.as_mut() else {
+            return Ok(false);
+        };
+        let json = serde_json::to_string(details).map_err(|e| e.to_string())?;
+        s.writer
+            .append_state(extension, &json)
+            .map(|()| true)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Session usage of one model call (zut keeps no prices: cost 0).
+pub fn session_usage(u: &UsageCounts) -> Usage {
+    Usage {
+        input_tokens: u.input,
+        output_tokens: u.output,
+        reasoning_tokens: u.reasoning.unwrap_or(0),
+        reasoning_tokens_known: u.reasoning.is_some(),
+        cache_read_tokens: u.cache_read,
+        cache_write_tokens: u.cache_write,
+        cost_usd: 0.0,
+        extra: Default::default(),
+    }
+}
+
+/// Provider messages of a session transcript. `tool` messages become user
+/// messages carrying the results; the host's hidden per-turn context
+/// (`developer` + `internal_context`) is dropped (the agent adds a fresh
+/// one to every request); other `developer` messages become user text.
+pub fn to_provider(messages: &[SessionMessage]) -> Vec<Message> {
+    messages
+        .iter()
+        .filter(|m| !m.is_internal_context())
+        .filter_map(|m| {
+            let role = match m.role {
+                zut_session::Role::Assistant => Role::Assistant,
+                _ => Role::User,
+            };
+            let content: Vec<Part> = m.content.iter().filter_map(part_of).collect();
+            (!content.is_empty()).then_some(Message { role, content })
+        })
+        .collect()
+}
+
+fn part_of(b: &Block) -> Option<Part> {
+    Some(match b {
+        Block::Text { text, .. } => Part::Text { text: text.clone() },
+        Block::Image {
+            mime_type, data, ..
+        } => Part::Image {
+            mime_type: mime_type.clone(),
+            data: data.clone(),
+        },
+        Block::Reasoning {
+            summary,
+            encrypted_content,
+            ..
+        } => Part::Thinking {
+            text: summary.clone(),
+            signature: (!encrypted_content.is_empty()).then(|| encrypted_content.clone()),
+        },
+        Block::ToolCall {
+            id,
+            name,
+            arguments,
+            ..
+        } => Part::ToolCall {
+            id: id.clone(),
+            name: name.clone(),
+            args: if arguments.is_null() {
+                serde_json::json!({})
+            } else {
+                arguments.clone()
+            },
+        },
+        Block::ToolResult {
+            call_id,
+            content,
+            is_error,
+            ..
+        } => Part::ToolResult {
+            call_id: call_id.clone(),
+            is_error: *is_error,
+            content: content.iter().filter_map(part_of).collect(),
+        },
+    })
+}
+
+/// The session message of a provider message: a user message that carries
+/// tool results is a `tool` message; thinking is stored as reasoning
+/// (`summary` = text, `encrypted_content` = signature).
+pub fn from_provider(m: &Message) -> SessionMessage {
+    let role = match m.role {
+        Role::Assistant => zut_session::Role::Assistant,
+        Role::User
+            if m.content
+                .iter()
+                .any(|p| matches!(p, Part::ToolResult { .. })) =>
+        {
+            zut_session::Role::Tool
+        }
+        Role::User => zut_session::Role::User,
+    };
+    SessionMessage::new(role, m.content.iter().map(block_of).collect())
+}
+
+fn block_of(p: &Part) -> Block {
+    match p {
+        Part::Text { text } => Block::text(text.clone()),
+        Part::Image { mime_type, data } => Block::Image {
+            mime_type: mime_type.clone(),
+            data: data.clone(),
+            thought_signature: String::new(),
+        },
+        Part::Thinking { text, signature } => Block::Reasoning {
+            reasoning_id: String::new(),
+            summary: text.clone(),
+            encrypted_content: signature.clone().unwrap_or_default(),
+        },
+        Part::ToolCall { id, name, args } => Block::ToolCall {
+            id: id.clone(),
+            name: name.clone(),
+            arguments: args.clone(),
+            thought_signature: String::new(),
+        },
+        Part::ToolResult {
+            call_id,
+            is_error,
+            content,
+        } => Block::ToolResult {
+            call_id: call_id.clone(),
+            content: content.iter().map(block_of).collect(),
+            is_error: *is_error,
+            timing: None,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn provider_messages_round_trip_through_session_rows() {
+        let msgs = vec![
+            Message {
+                role: Role::User,
+                content: vec![
+                    Part::Text { text: "hi".into() },
+                    Part::Image {
+                        mime_type: "image/png".into(),
+                        data: "aGk=".into(),
+                    },
+                ],
+            },
+            Message {
+                role: Role::Assistant,
+                content: vec![
+                    Part::Thinking {
+                        text: "hm".into(),
+                        signature: Some("sig".into()),
+                    },
+                    Part::ToolCall {
+                        id: "c1".into(),
+                        name: "read".into(),
+                        args: json!({"path":"a"}),
+                    },
+                ],
+            },
+            Message {
+                role: Role::User,
+                content: vec![Part::ToolResult {
+                    call_id: "c1".into(),
+                    is_error: false,
+                    content: vec![Part::Text { text: "A".into() }],
+                }],
+            },
+        ];
+        let rows: Vec<SessionMessage> = msgs.iter().map(from_provider).collect();
+        assert_eq!(rows[2].role, zut_session::Role::Tool);
+        assert_eq!(to_provider(&rows), msgs);
+    }
+
+    #[test]
+    fn hidden_context_rows_are_dropped_and_developer_text_kept() {
+        let mut ctx = SessionMessage::new(zut_session::Role::Developer, vec![Block::text("time")]);
+        ctx.meta = Some([("internal_context".to_string(), "true".to_string())].into());
+        let note = SessionMessage::new(zut_session::Role::Developer, vec![Block::text("note")]);
+        let out = to_provider(&[ctx, note]);
+        assert_eq!(
+            out,
+            vec![Message {
+                role: Role::User,
+                content: vec![Part::Text {
+                    text: "note".into()
+                }]
+            }]
+        );
+    }
+}
