@@ -10,6 +10,7 @@ pub mod config;
 pub mod event;
 pub mod outcome;
 pub mod session_bridge;
+mod session_switch;
 mod stream_map;
 pub mod system_prompt;
 mod tool_exec;

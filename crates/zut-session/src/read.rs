@@ -75,6 +75,20 @@ impl Snapshot {
             .unwrap_or_default()
     }
 
+    /// The title to show: the effective title, else the first user text
+    /// (normalised and shortened).
+    pub fn display_title(&self) -> String {
+        if !self.title.is_empty() {
+            return self.title.clone();
+        }
+        self.messages
+            .iter()
+            .filter(|m| m.role == crate::message::Role::User)
+            .find_map(|m| m.first_text())
+            .map(crate::title::title_from_prompt)
+            .unwrap_or_default()
+    }
+
     /// Deferred tools activated in the effective transcript.
     pub fn activated_tools(&self) -> Vec<String> {
         let mut names: Vec<String> = self

@@ -20,15 +20,23 @@ pub fn normalize_title(raw: &str) -> String {
                 t = t[prefix.len()..].trim_start().to_string();
             }
         }
-        let quotes: &[char] = &['"', '\'', '`', '“', '”', '‘', '’'];
-        let trimmed = t.trim_matches(quotes).trim();
-        if trimmed.len() != t.len() {
-            t = trimmed.to_string();
-        }
+        t = strip_quotes(&t);
         if t.len() == before {
             return t;
         }
     }
+}
+
+/// Removes one pair of matching surrounding quotes (`"…"`, `'…'`,
+/// `` `…` ``, `“…”`, `‘…’`).
+fn strip_quotes(t: &str) -> String {
+    for (open, close) in [('"', '"'), ('\'', '\''), ('`', '`'), ('“', '”'), ('‘', '’')] {
+        if t.chars().count() >= 2 && t.starts_with(open) && t.ends_with(close) {
+            let inner = &t[open.len_utf8()..t.len() - close.len_utf8()];
+            return inner.trim().to_string();
+        }
+    }
+    t.to_string()
 }
 
 /// The title of a new session from its first prompt: normalised and cut
@@ -54,6 +62,8 @@ mod tests {
         );
         assert_eq!(normalize_title("subject: 'hello'"), "hello");
         assert_eq!(normalize_title("a\u{7}b"), "a b");
+        assert_eq!(normalize_title("Fix the `parser`"), "Fix the `parser`");
+        assert_eq!(normalize_title("“Smart”"), "Smart");
         assert_eq!(normalize_title(""), "");
         let long = "word ".repeat(40);
         let t = title_from_prompt(&long);
