@@ -139,6 +139,13 @@ impl Agent {
             if cancel.is_cancelled() {
                 return PromptOutcome::Aborted;
             }
+            if let Err(message) = self.auto_compact(cancel, sink).await {
+                return if cancel.is_cancelled() {
+                    PromptOutcome::Aborted
+                } else {
+                    PromptOutcome::Failed { message }
+                };
+            }
             sink(AgentEvent::TurnStart { step });
             self.emit_ext(Event {
                 step,

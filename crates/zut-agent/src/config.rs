@@ -27,6 +27,8 @@ pub struct AgentConfig {
     pub reasoning: Reasoning,
     /// System prompt inputs.
     pub system: SystemPromptOptions,
+    /// Compaction: context window, automatic threshold, preserved tail.
+    pub compaction: crate::compaction::CompactionConfig,
 }
 
 impl AgentConfig {
@@ -41,6 +43,7 @@ impl AgentConfig {
             max_steps: DEFAULT_MAX_STEPS,
             max_tokens: DEFAULT_MAX_TOKENS,
             reasoning: Reasoning::Off,
+            compaction: Default::default(),
             system: SystemPromptOptions {
                 zut_home: zut_home.into(),
                 cwd: cwd.clone(),

@@ -147,6 +147,12 @@ pub enum AgentEvent {
         /// What went wrong.
         message: String,
     },
+    /// A compaction finished and was persisted (rpc.md §4.4; no `done`
+    /// follows).
+    CompactDone {
+        /// The model's summary.
+        summary: String,
+    },
     /// `notify` from an extension.
     ExtNotify {
         /// Manifest name.

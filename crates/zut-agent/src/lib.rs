@@ -6,6 +6,7 @@
 //! RPC, TUI) and knows nothing of terminals or output formats.
 
 mod agent;
+pub mod compaction;
 pub mod config;
 pub mod event;
 pub mod outcome;
@@ -18,6 +19,7 @@ pub mod toolset;
 pub mod transcript;
 
 pub use agent::{stop_name, Agent, EventSink};
+pub use compaction::CompactionConfig;
 pub use config::AgentConfig;
 pub use event::{AgentEvent, UsageCounts, UsageEvent};
 pub use outcome::PromptOutcome;

@@ -41,6 +41,10 @@ impl AgentSession {
         &self.cumulative
     }
 
+    pub(crate) fn set_cumulative(&mut self, cumulative: Usage) {
+        self.cumulative = cumulative;
+    }
+
     /// The `session` object sent to extensions (protocol.md §10.4).
     pub fn info(&self) -> SessionInfo {
         session_info(self.writer.path(), self.writer.meta())

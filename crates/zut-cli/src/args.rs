@@ -126,6 +126,14 @@ pub struct GlobalArgs {
     /// as JSON when the run ends (print, stream and JSON modes).
     #[arg(long, value_name = "FILE")]
     pub stats: Option<PathBuf>,
+    /// The model's context window in tokens (automatic compaction; default:
+    /// known for common models, else 64000).
+    #[arg(long = "context-window", value_name = "TOKENS")]
+    pub context_window: Option<u64>,
+    /// Compact automatically when a request would pass this share of the
+    /// context window (0 disables; default 0.8).
+    #[arg(long = "auto-compact", value_name = "SHARE")]
+    pub auto_compact: Option<String>,
     /// Prompt text (everything after `--` is prompt text too).
     #[arg(value_name = "PROMPT")]
     pub prompt: Vec<String>,

@@ -490,3 +490,56 @@ async fn resume_by_id_and_listing_without_one() {
     assert!(r.stderr.contains("cannot be used together"), "{}", r.stderr);
     assert_eq!(server.request_count(), 2);
 }
+
+/// `/compact` in print mode on a continued session, `--json` emitting
+/// `compact_done`, and the next `-c` request carrying the summary only.
+#[tokio::test]
+async fn slash_compact_in_print_and_json_modes() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    for (q, a) in [
+        ("first topic", "first reply"),
+        ("second topic", "second reply"),
+        ("third topic", "third reply"),
+    ] {
+        server.push(Script::anthropic_text(a));
+        let r = zut_llm(&env, &server, &["-p", "-c", q]).await;
+        assert_eq!(r.code, 0, "{r:?}");
+    }
+    assert_eq!(session_files(&env).len(), 1);
+    server.push(Script::anthropic_text("THE SUMMARY"));
+    let r = zut_llm(&env, &server, &["-p", "-c", "/compact keep file names"]).await;
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.stdout, "THE SUMMARY\n");
+    let summary_req = server.requests()[3].raw_body.clone();
+    assert!(summary_req.contains("first topic") && summary_req.contains("keep file names"));
+    let file = &session_files(&env)[0];
+    let snap = zut_session::read(file).unwrap();
+    assert_eq!(snap.compactions, 1);
+
+    server.push(Script::anthropic_text("JSON SUMMARY"));
+    let r = zut_llm(&env, &server, &["--json", "-c", "/compact"]).await;
+    assert_eq!(r.code, 0, "{r:?}");
+    let last: Value = serde_json::from_str(r.stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(
+        last,
+        json!({"type":"compact_done","summary":"JSON SUMMARY"})
+    );
+    assert!(!r.stdout.contains("\"done\""));
+
+    server.push(Script::anthropic_text("ok"));
+    let r = zut_llm(&env, &server, &["-p", "-c", "go on"]).await;
+    assert_eq!(r.code, 0, "{r:?}");
+    let next = server.requests()[5].raw_body.clone();
+    assert!(next.contains("JSON SUMMARY"));
+    assert!(!next.contains("first topic"), "compacted messages are gone");
+
+    // A new session has nothing to compact: a clear error, no file left.
+    let r = zut_llm(&env, &server, &["-p", "/compact"]).await;
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("nothing to compact"), "{}", r.stderr);
+    assert_eq!(session_files(&env).len(), 1);
+    let r = zut_llm(&env, &server, &["-p", "--auto-compact", "2", "hi"]).await;
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("--auto-compact"), "{}", r.stderr);
+}

@@ -175,6 +175,18 @@ async fn run_prompt(
         (SlashOutcome::Aborted, _) => Finished::Prompt(PromptOutcome::Aborted),
         (SlashOutcome::Done, _) => Finished::Done,
         (SlashOutcome::Failed(msg), _) => Finished::Failed(msg),
+        (SlashOutcome::Compact(instructions), Ok(agent)) => {
+            let mut sink = |ev: AgentEvent| out.agent_event(&ev);
+            let instructions = Some(instructions.as_str()).filter(|s| !s.trim().is_empty());
+            match agent.compact(instructions, &cancel, &mut sink).await {
+                Ok(summary) => Finished::Compacted(summary),
+                Err(_) if cancel.is_cancelled() => Finished::Prompt(PromptOutcome::Aborted),
+                Err(e) => Finished::Failed(e),
+            }
+        }
+        (SlashOutcome::Compact(_), Err(e)) => Finished::Failed(format!(
+            "/compact needs a model, but none is configured: {e}"
+        )),
     };
     watcher.abort();
     let closed = match (&mut agent, idle_session) {
@@ -217,6 +229,8 @@ enum Finished {
     Done,
     /// Failed with this message; exit 1.
     Failed(String),
+    /// `/compact` finished with this summary; exit 0.
+    Compacted(String),
 }
 
 /// Cancels the run on the first SIGINT (Ctrl+C) or SIGTERM and records
@@ -254,6 +268,14 @@ fn finish(result: Finished, mode: Mode, out: &Output, signal: i32) -> i32 {
     let outcome = match result {
         Finished::Done => return 0,
         Finished::Failed(msg) => return fail(&msg),
+        Finished::Compacted(summary) => {
+            match mode {
+                Mode::Print => crate::stdio::line(&summary),
+                Mode::Stream if out.line_open() => crate::stdio::line(""),
+                _ => {}
+            }
+            return 0;
+        }
         Finished::Prompt(o) => o,
     };
     if mode == Mode::Stream && out.line_open() {

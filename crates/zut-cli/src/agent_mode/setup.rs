@@ -90,6 +90,19 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
     agent.system.system_prompt = args.system_prompt.clone();
     agent.system.append = args.append_system_prompt.clone();
     agent.system.no_context_files = args.no_context_files;
+    if let Some(n) = args.context_window {
+        if n < 1024 {
+            bail!("--context-window must be at least 1024 tokens");
+        }
+        agent.compaction.context_window = Some(n);
+    }
+    if let Some(share) = &args.auto_compact {
+        let share: f64 = share.trim().parse().unwrap_or(f64::NAN);
+        if !(0.0..=1.0).contains(&share) {
+            bail!("--auto-compact must be a share between 0 and 1 (0 disables)");
+        }
+        agent.compaction.auto_share = share;
+    }
     Ok(RunSetup {
         provider,
         host,

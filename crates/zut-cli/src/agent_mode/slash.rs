@@ -17,6 +17,8 @@ pub enum SlashOutcome {
     Done,
     /// Failed with this message; exit 1.
     Failed(String),
+    /// The built-in `/compact [instructions]`.
+    Compact(String),
 }
 
 /// Runs `/name args`.
@@ -28,6 +30,9 @@ pub async fn run(
     mode: Mode,
     cancel: &CancellationToken,
 ) -> SlashOutcome {
+    if name.eq_ignore_ascii_case("compact") {
+        return SlashOutcome::Compact(args.to_string());
+    }
     if crate::builtin_names::is_command(name) {
         return SlashOutcome::Failed(format!("/{name} needs the interactive mode"));
     }
