@@ -40,6 +40,8 @@ pub struct Agent {
     pub(crate) system_files: SystemFiles,
     /// The session file every message, usage and state row goes to.
     pub(crate) session: Option<crate::session_bridge::AgentSession>,
+    /// Skills as discovered at the start of the prompt.
+    pub(crate) skills: zut_skills::SkillSet,
 }
 
 impl Agent {
@@ -55,6 +57,7 @@ impl Agent {
             tool_owners: HashMap::new(),
             system_files: SystemFiles::default(),
             session: None,
+            skills: zut_skills::SkillSet::empty(),
         }
     }
 
@@ -93,6 +96,36 @@ impl Agent {
         &self.provider
     }
 
+    /// The skills as last discovered (at the start of the last prompt, or
+    /// by [`Agent::reload_skills`]).
+    pub fn skills(&self) -> &zut_skills::SkillSet {
+        &self.skills
+    }
+
+    /// Discovers the skills again (user roots, the host's loaded
+    /// extensions, built-ins); empty when skills are off. Every prompt does
+    /// this first; front ends call it after `/reload-ext` or before
+    /// expanding a `/skill:` command.
+    pub fn reload_skills(&mut self) -> &zut_skills::SkillSet {
+        self.skills = crate::skills::load(&self.config, self.host.as_deref());
+        let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+        let listing = crate::skills::listing(&self.skills, home.as_deref());
+        self.system_files.set_skills_listing(listing);
+        &self.skills
+    }
+
+    /// Expands `/skill:<name> [request]` into the user message text (see
+    /// [`crate::skills::expand_command`]), with the skills rediscovered
+    /// first; `None` when `text` is no skill invocation.
+    pub fn expand_skill_command(&mut self, text: &str) -> Option<Result<String, String>> {
+        crate::skills::parse_command(text)?;
+        if !self.config.skills {
+            return crate::skills::expand_command(None, text);
+        }
+        self.reload_skills();
+        crate::skills::expand_command(Some(&self.skills), text)
+    }
+
     /// Runs one user prompt to completion, emitting events to `sink`.
     pub async fn prompt(
         &mut self,
@@ -112,6 +145,7 @@ impl Agent {
         let persisted = self.persist_message(&user, Vec::new());
         self.transcript.push(user);
         self.system_files = SystemFiles::load(&self.config.system);
+        self.reload_skills();
         let outcome = match persisted {
             Ok(()) => self.run_steps(cancel, sink).await,
             Err(message) => PromptOutcome::Failed { message },
@@ -163,7 +197,11 @@ impl Agent {
                 }
                 TurnStartVerdict::Allow { context } => context,
             };
-            let tools = Toolset::snapshot(&self.config.builtin_tools, self.host.as_deref());
+            let tools = Toolset::snapshot_with_skill_tool(
+                &self.config.builtin_tools,
+                self.host.as_deref(),
+                self.config.skills,
+            );
             let request = self.request(&tools, context.as_deref());
             let provider_name = self.provider.name().to_string();
             let model = self.provider.model().to_string();

@@ -29,6 +29,10 @@ pub struct AgentConfig {
     pub system: SystemPromptOptions,
     /// Compaction: context window, automatic threshold, preserved tail.
     pub compaction: crate::compaction::CompactionConfig,
+    /// Skills (`crate::skills`): discovery, the `skill` tool and the
+    /// system-prompt listing. Off by default so embedders opt in; the CLI
+    /// turns it on unless `--no-skill`.
+    pub skills: bool,
 }
 
 impl AgentConfig {
@@ -50,6 +54,7 @@ impl AgentConfig {
                 ..Default::default()
             },
             cwd,
+            skills: false,
         }
     }
 }

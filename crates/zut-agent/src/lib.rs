@@ -12,6 +12,7 @@ pub mod event;
 pub mod outcome;
 pub mod session_bridge;
 mod session_switch;
+pub mod skills;
 mod stream_map;
 pub mod system_prompt;
 mod tool_exec;

@@ -50,6 +50,9 @@ pub struct SystemFiles {
     system_md: Option<String>,
     /// Context files with their text, in order.
     context: Vec<(PathBuf, String)>,
+    /// The skills listing (`crate::skills::listing`), placed after the
+    /// tool summary.
+    skills: Option<String>,
 }
 
 impl SystemFiles {
@@ -68,7 +71,16 @@ impl SystemFiles {
                 .filter_map(|path| read_nonempty(&path).map(|text| (path, text)))
                 .collect()
         };
-        Self { system_md, context }
+        Self {
+            system_md,
+            context,
+            skills: None,
+        }
+    }
+
+    /// Sets the skills listing of this prompt.
+    pub fn set_skills_listing(&mut self, listing: Option<String>) {
+        self.skills = listing;
     }
 }
 
@@ -102,6 +114,9 @@ pub fn build_from(
             }
         }
         parts.push(s);
+    }
+    if let Some(listing) = &files.skills {
+        parts.push(listing.clone());
     }
     for (path, text) in &files.context {
         parts.push(format!(

@@ -76,6 +76,10 @@ impl Agent {
         });
         let (is_error, content) = match &entry.owner {
             ToolOwner::Builtin => self.run_builtin(id, name, &effective, cancel, sink).await,
+            ToolOwner::Skill => {
+                let (is_error, text) = crate::skills::run_tool(&self.skills, &effective);
+                (is_error, vec![Part::Text { text }])
+            }
             ToolOwner::Extension(ext) => {
                 self.tool_owners.insert(id.to_string(), ext.to_string());
                 self.run_extension(ext, name, effective, tools, cancel)

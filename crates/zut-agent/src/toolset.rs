@@ -14,6 +14,8 @@ pub enum ToolOwner {
     Builtin,
     /// An extension tool, owned by this extension (manifest name).
     Extension(String),
+    /// The `skill` tool (`crate::skills`).
+    Skill,
 }
 
 /// One tool as the loop sees it.
@@ -42,6 +44,17 @@ impl Toolset {
     /// extension tools (sorted by name). Extension tools never shadow an
     /// enabled built-in: the host registry already refuses those names.
     pub fn snapshot(builtins: &[String], host: Option<&ExtensionHost>) -> Self {
+        Self::snapshot_with_skill_tool(builtins, host, false)
+    }
+
+    /// Like [`Toolset::snapshot`], with the `skill` tool after the
+    /// built-ins when `skill_tool` is set (an extension tool of that name is
+    /// then shadowed).
+    pub fn snapshot_with_skill_tool(
+        builtins: &[String],
+        host: Option<&ExtensionHost>,
+        skill_tool: bool,
+    ) -> Self {
         let mut entries: Vec<ToolEntry> = zut_tools::builtin_tools()
             .into_iter()
             .filter(|t| builtins.iter().any(|b| b == t.name))
@@ -53,6 +66,15 @@ impl Toolset {
                 deferred: false,
             })
             .collect();
+        if skill_tool {
+            entries.push(ToolEntry {
+                name: crate::skills::SKILL_TOOL.to_string(),
+                description: crate::skills::SKILL_TOOL_DESCRIPTION.to_string(),
+                schema: crate::skills::skill_tool_schema(),
+                owner: ToolOwner::Skill,
+                deferred: false,
+            });
+        }
         if let Some(host) = host {
             for t in host.tools() {
                 if entries.iter().any(|e| e.name == t.name) {

@@ -7,6 +7,7 @@ mod builtin_names;
 mod ext_cmd;
 mod interrupt;
 mod session_cmd;
+mod skills_cmd;
 mod stdio;
 mod update;
 
@@ -29,12 +30,13 @@ fn main() -> ExitCode {
 }
 
 /// Subcommand routing happens before flag parsing (cli.md §1): `ext`,
-/// `update`, `session`, then the normal flag parser; `zut rpc …` becomes `zut --rpc …`.
+/// `update`, `session`, `skills`, then the normal flag parser; `zut rpc …` becomes `zut --rpc …`.
 fn route(mut argv: Vec<String>) -> i32 {
     match argv.first().map(String::as_str) {
         Some("ext") => ext_cmd::run(&argv[1..]),
         Some("update") => update::run(&argv[1..]),
         Some("session") => session_cmd::run(&argv[1..]),
+        Some("skills") => skills_cmd::run(&argv[1..]),
         Some("rpc") => {
             argv[0] = "--rpc".to_string();
             args::run(argv)

@@ -64,7 +64,7 @@ pub fn run(args: GlobalArgs, mode: Mode) -> i32 {
     };
     // A plain prompt needs the model at once: say so before starting
     // extensions. A slash command may not (`display`), so it gets to run.
-    if input::slash_command(&text).is_none() {
+    if input::slash_command(&text).is_none() || zut_agent::skills::parse_command(&text).is_some() {
         if let Err(e) = &setup.provider {
             return fail(e);
         }
@@ -156,9 +156,18 @@ async fn run_prompt(
         (_, None) => {}
     }
 
-    let prompt = match input::slash_command(&text) {
-        Some((name, args)) => slash::run(&name, &args, &host, &out, mode, &cancel).await,
-        None => SlashOutcome::RunPrompt(text),
+    let prompt = match (input::slash_command(&text), &mut agent) {
+        // `/skill:<name> [request]` becomes the skill's message (one code
+        // path with the TUI and RPC: `Agent::expand_skill_command`).
+        (_, Ok(agent)) if zut_agent::skills::parse_command(&text).is_some() => {
+            match agent.expand_skill_command(&text) {
+                Some(Ok(message)) => SlashOutcome::RunPrompt(message),
+                Some(Err(why)) => SlashOutcome::Failed(why),
+                None => SlashOutcome::RunPrompt(text),
+            }
+        }
+        (Some((name, args)), _) => slash::run(&name, &args, &host, &out, mode, &cancel).await,
+        (None, _) => SlashOutcome::RunPrompt(text),
     };
     let result = match (prompt, &mut agent) {
         (SlashOutcome::RunPrompt(text), Ok(agent)) => {

@@ -72,6 +72,11 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
     host.provider = name.clone();
     host.model = model.clone();
     host.builtin_tools = builtins.clone();
+    if !args.no_skill {
+        // The `skill` tool is an active built-in: extensions cannot claim it.
+        host.builtin_tools
+            .push(zut_agent::skills::SKILL_TOOL.to_string());
+    }
     host.builtin_commands = crate::builtin_names::COMMANDS
         .iter()
         .map(|s| s.to_string())
@@ -81,6 +86,7 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
     let mut agent = AgentConfig::new(cwd.clone(), home.root());
     agent.builtin_tools = builtins;
     agent.reasoning = reasoning;
+    agent.skills = !args.no_skill;
     if let Some(n) = args.max_steps {
         if n == 0 {
             bail!("--max-steps must be at least 1");

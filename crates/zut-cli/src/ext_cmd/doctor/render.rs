@@ -177,6 +177,12 @@ fn block(out: &mut String, row: &StaticRow, snap: &Snapshot) {
             for t in &row.themes {
                 let _ = writeln!(out, "  theme: {}", t.display());
             }
+            if let Some(rep) = report_for(row, snap) {
+                bundled_skills(out, rep);
+                for w in warnings(rep) {
+                    let _ = writeln!(out, "  warning: {w}");
+                }
+            }
         }
         _ => running_block(out, row, snap, st),
     }
@@ -220,6 +226,7 @@ fn running_block(out: &mut String, row: &StaticRow, snap: &Snapshot, st: Status)
             let _ = writeln!(out, "    {} ({}){by}", t.name, t.state.as_str());
         }
     }
+    bundled_skills(out, rep);
     let warns = warnings(rep);
     for w in &warns {
         let _ = writeln!(out, "  warning: {w}");
@@ -239,6 +246,34 @@ fn running_block(out: &mut String, row: &StaticRow, snap: &Snapshot, st: Status)
     }
     if !rep.alive && !rep.theme_only {
         tail(out, row, &log);
+    }
+}
+
+/// `  skills:` with one `    <name> (<SKILL.md path>)` line per bundled skill.
+fn bundled_skills(out: &mut String, rep: &ExtensionReport) {
+    if rep.skill_files.is_empty() {
+        return;
+    }
+    out.push_str("  skills:\n");
+    for file in &rep.skill_files {
+        let fallback = file
+            .parent()
+            .and_then(|d| d.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let name = match zut_skills::read_skill_file(file) {
+            Ok(text) => {
+                zut_skills::Skill::from_text(
+                    &text,
+                    &fallback,
+                    file.clone(),
+                    zut_skills::Source::Builtin,
+                )
+                .name
+            }
+            Err(e) => format!("{fallback} (unreadable: {e})"),
+        };
+        let _ = writeln!(out, "    {name} ({})", file.display());
     }
 }
 
