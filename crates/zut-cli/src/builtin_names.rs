@@ -24,6 +24,7 @@ pub const COMMANDS: &[&str] = &[
     "login",
     "logout",
     "settings",
+    "copy",
 ];
 
 /// Built-in tools active in a default run (no `--tools`/`--no-tools`).

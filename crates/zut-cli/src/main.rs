@@ -9,6 +9,7 @@ mod interrupt;
 mod session_cmd;
 mod skills_cmd;
 mod stdio;
+mod tui_mode;
 mod update;
 
 use std::process::ExitCode;

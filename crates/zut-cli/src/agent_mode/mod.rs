@@ -4,7 +4,7 @@
 mod input;
 mod output;
 mod session;
-mod setup;
+pub(crate) mod setup;
 mod slash;
 mod stats;
 
@@ -28,13 +28,7 @@ const EXIT_ABORTED: i32 = 130;
 /// Runs a non-`ext` invocation in `mode`; returns the exit status.
 pub fn run(args: GlobalArgs, mode: Mode) -> i32 {
     match mode {
-        Mode::Interactive => {
-            crate::errln!(
-                "zut: the interactive TUI is not available in this build yet; \
-                 use -p, --stream or --json (see zut --help)"
-            );
-            return 1;
-        }
+        Mode::Interactive => return crate::tui_mode::run(&args),
         Mode::Rpc => {
             crate::errln!(
                 "zut: RPC mode is not available in this build yet; use --json for event streams"

@@ -1,0 +1,442 @@
+//! The TUI's state and what input and agent events do to it. Pure: no
+//! terminal, no I/O; the event loop ([`crate::run`]) performs the returned
+//! [`Effect`]s. Tests drive it directly.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use crossterm::event::KeyEvent;
+use ratatui::text::{Line, Span};
+use zut_agent::AgentEvent;
+
+use crate::commands::{self, CommandInfo};
+use crate::editor::Editor;
+use crate::history::History;
+use crate::keymap::{self, Action};
+use crate::theme::Theme;
+use crate::transcript::Transcript;
+use crate::Status;
+
+/// How long a first Ctrl+C waits for the second.
+const QUIT_WINDOW: Duration = Duration::from_secs(2);
+
+/// What the event loop must do after an update.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// Start a turn with this prompt (the app is idle).
+    Prompt(String),
+    /// Run an extension command.
+    Command {
+        /// Name without the slash.
+        name: String,
+        /// Arguments.
+        args: String,
+    },
+    /// Cancel the running turn.
+    Abort,
+    /// Copy text to the clipboard (OSC 52).
+    Copy(String),
+    /// Suspend the process (Ctrl+Z).
+    Suspend,
+    /// Repaint everything.
+    Redraw,
+    /// Run `!cmd` in a shell.
+    Shell(String),
+    /// Leave.
+    Quit,
+}
+
+/// A transient line under the transcript.
+#[derive(Debug, Clone)]
+pub struct Note {
+    /// Text (one line).
+    pub text: String,
+    /// `info`, `warn`, `error`.
+    pub level: &'static str,
+}
+
+/// The TUI's state.
+pub struct App {
+    /// Styles.
+    pub theme: Theme,
+    /// Terminal size.
+    pub size: (u16, u16),
+    /// The prompt editor.
+    pub editor: Editor,
+    /// Prompt history.
+    pub history: History,
+    /// Transcript (scrollback rows + live cells).
+    pub transcript: Transcript,
+    /// Status bar content.
+    pub status: Status,
+    /// Prompts typed while a turn runs, oldest first.
+    pub queue: VecDeque<String>,
+    /// Transient notes.
+    pub notes: Vec<Note>,
+    /// Commands the popup lists.
+    pub commands: Vec<CommandInfo>,
+    /// Selected popup row.
+    pub popup_selected: usize,
+    /// The popup was closed with Esc for the current input.
+    pub popup_dismissed: bool,
+    /// When a first Ctrl+C armed quitting.
+    pub quit_armed: Option<Instant>,
+    /// Whether a turn runs.
+    pub busy: bool,
+}
+
+impl App {
+    /// A new app at `size`.
+    pub fn new(theme: Theme, size: (u16, u16), status: Status, history: History) -> Self {
+        Self {
+            theme,
+            size,
+            editor: Editor::default(),
+            history,
+            transcript: Transcript::new(size.0 as usize),
+            status,
+            queue: VecDeque::new(),
+            notes: Vec::new(),
+            commands: commands::builtins(),
+            popup_selected: 0,
+            popup_dismissed: false,
+            quit_armed: None,
+            busy: false,
+        }
+    }
+
+    /// Adds extension commands to the popup (replacing earlier ones).
+    pub fn set_extension_commands(&mut self, cmds: Vec<CommandInfo>) {
+        self.commands.retain(|c| c.extension.is_none());
+        self.commands.extend(cmds);
+    }
+
+    /// New terminal size.
+    pub fn resize(&mut self, w: u16, h: u16) {
+        self.size = (w, h);
+        self.transcript.set_width(w as usize);
+    }
+
+    /// Matches for the popup (indices into `commands`), when it is open.
+    pub fn popup(&self) -> Option<Vec<usize>> {
+        if self.popup_dismissed {
+            return None;
+        }
+        let text = self.editor.text();
+        let query = text.strip_prefix('/')?;
+        if query.contains(char::is_whitespace) || query.contains('/') {
+            return None;
+        }
+        Some(commands::filter(&self.commands, query))
+    }
+
+    fn note(&mut self, level: &'static str, text: impl Into<String>) {
+        self.notes.push(Note {
+            text: text.into(),
+            level,
+        });
+        if self.notes.len() > 20 {
+            self.notes.remove(0);
+        }
+    }
+
+    /// Bracketed paste.
+    pub fn paste(&mut self, text: &str) {
+        self.editor.insert(text);
+        self.popup_dismissed = false;
+    }
+
+    /// A key press.
+    pub fn key(&mut self, key: &KeyEvent, now: Instant) -> Vec<Effect> {
+        if let Some(c) = keymap::typed_char(key) {
+            self.editor.insert_char(c);
+            self.popup_selected = 0;
+            self.popup_dismissed = false;
+            self.quit_armed = None;
+            return Vec::new();
+        }
+        let Some(action) = keymap::action(key) else {
+            return Vec::new();
+        };
+        if action != Action::Interrupt {
+            self.quit_armed = None;
+        }
+        let popup = self.popup();
+        match action {
+            Action::Submit => {
+                if let Some(matches) = popup.filter(|m| !m.is_empty()) {
+                    let query = self.editor.text().trim_start_matches('/').to_string();
+                    let exact = matches
+                        .iter()
+                        .copied()
+                        .find(|i| self.commands[*i].name == query);
+                    let pick = exact.unwrap_or(matches[self.popup_selected.min(matches.len() - 1)]);
+                    let name = self.commands[pick].name.clone();
+                    self.editor.set(&format!("/{name}"));
+                }
+                return self.submit();
+            }
+            Action::Newline => self.editor.insert_char('\n'),
+            Action::Backspace => self.editor.backspace(),
+            Action::Delete => self.editor.delete(),
+            Action::Left => self.editor.left(),
+            Action::Right => self.editor.right(),
+            Action::Home => self.editor.home(),
+            Action::End => self.editor.end(),
+            Action::WordLeft => self.editor.word_left(),
+            Action::WordRight => self.editor.word_right(),
+            Action::DeleteWordLeft => self.editor.delete_word_left(),
+            Action::DeleteWordRight => self.editor.delete_word_right(),
+            Action::KillLeft => self.editor.kill_line_left(),
+            Action::KillRight => self.editor.kill_line_right(),
+            Action::Up => {
+                if let Some(m) = popup.filter(|m| !m.is_empty()) {
+                    self.popup_selected = (self.popup_selected + m.len() - 1) % m.len();
+                } else if self.editor.is_empty() && !self.queue.is_empty() {
+                    if let Some(q) = self.queue.pop_back() {
+                        self.editor.set(&q);
+                    }
+                } else {
+                    self.editor.up(&self.history);
+                }
+            }
+            Action::Down => {
+                if let Some(m) = popup.filter(|m| !m.is_empty()) {
+                    self.popup_selected = (self.popup_selected + 1) % m.len();
+                } else {
+                    self.editor.down(&self.history);
+                }
+            }
+            Action::Complete => {
+                if let Some(m) = popup.filter(|m| !m.is_empty()) {
+                    let query = self.editor.text().trim_start_matches('/').to_string();
+                    let exact = m.iter().copied().find(|i| self.commands[*i].name == query);
+                    let pick = exact.unwrap_or(m[self.popup_selected.min(m.len() - 1)]);
+                    let name = self.commands[pick].name.clone();
+                    self.editor.set(&format!("/{name} "));
+                }
+            }
+            Action::Cancel => {
+                self.notes.clear();
+                if popup.is_some() {
+                    self.popup_dismissed = true;
+                } else if self.busy {
+                    return vec![Effect::Abort];
+                }
+            }
+            Action::Interrupt => {
+                if !self.editor.is_empty() {
+                    self.editor.take();
+                    self.quit_armed = None;
+                } else if self
+                    .quit_armed
+                    .is_some_and(|t| now.duration_since(t) < QUIT_WINDOW)
+                {
+                    return vec![Effect::Quit];
+                } else {
+                    self.quit_armed = Some(now);
+                }
+            }
+            Action::Eof => {
+                if self.editor.is_empty() {
+                    return vec![Effect::Quit];
+                }
+                self.editor.delete();
+            }
+            Action::ExpandTool => {
+                if !self.transcript.expand_last_tool(&self.theme) {
+                    self.note("info", "no collapsed tool output to expand");
+                }
+            }
+            Action::Suspend => return vec![Effect::Suspend],
+            Action::Redraw => return vec![Effect::Redraw],
+        }
+        if !matches!(action, Action::Up | Action::Down) {
+            self.popup_selected = 0;
+        }
+        Vec::new()
+    }
+
+    /// Enter on the editor's text.
+    fn submit(&mut self) -> Vec<Effect> {
+        let text = self.editor.text().to_string();
+        if text.trim().is_empty() {
+            return Vec::new();
+        }
+        self.editor.take();
+        self.history.push(&text);
+        self.popup_dismissed = false;
+        self.notes.clear();
+        if let Some(cmd) = text.trim_start().strip_prefix('!') {
+            return vec![Effect::Shell(cmd.to_string())];
+        }
+        if let Some((name, args)) = commands::parse(&text) {
+            let (name, args) = (name.to_string(), args.to_string());
+            return self.builtin(&name, &args);
+        }
+        self.enqueue(text)
+    }
+
+    /// Queues a prompt, or starts it when idle.
+    pub fn enqueue(&mut self, text: String) -> Vec<Effect> {
+        if self.busy {
+            self.queue.push_back(text);
+            Vec::new()
+        } else {
+            self.start(text)
+        }
+    }
+
+    fn start(&mut self, text: String) -> Vec<Effect> {
+        self.busy = true;
+        self.status.busy_since = Some(Instant::now());
+        self.status.activity = Some("thinking".into());
+        vec![Effect::Prompt(text)]
+    }
+
+    fn builtin(&mut self, name: &str, args: &str) -> Vec<Effect> {
+        match name {
+            "exit" | "quit" => vec![Effect::Quit],
+            "help" => {
+                let rows = crate::help::rows(&self.commands, self.size.0 as usize, &self.theme);
+                self.transcript.push_block(rows);
+                Vec::new()
+            }
+            "info" => {
+                let s = &self.status;
+                let ext = self
+                    .commands
+                    .iter()
+                    .filter(|c| c.extension.is_some())
+                    .count();
+                let text = format!(
+                    "provider: {}\nmodel: {}\ncwd: {}\nextension commands: {ext}\ntokens: {} in, {} out",
+                    s.provider, s.model, s.cwd, s.tokens_in, s.tokens_out
+                );
+                self.transcript.notice(&text, self.theme.text);
+                Vec::new()
+            }
+            "copy" => {
+                let reply = self.transcript.last_reply.clone();
+                if reply.is_empty() {
+                    self.note("warn", "nothing to copy yet");
+                    Vec::new()
+                } else {
+                    self.note(
+                        "info",
+                        format!("copied {} characters", reply.chars().count()),
+                    );
+                    vec![Effect::Copy(reply)]
+                }
+            }
+            "clear" => {
+                self.notes.clear();
+                vec![Effect::Redraw]
+            }
+            _ => {
+                if self
+                    .commands
+                    .iter()
+                    .any(|c| c.name == name && c.extension.is_some())
+                {
+                    vec![Effect::Command {
+                        name: name.to_string(),
+                        args: args.to_string(),
+                    }]
+                } else {
+                    self.note("error", format!("unknown command /{name} (see /help)"));
+                    Vec::new()
+                }
+            }
+        }
+    }
+
+    /// An agent event.
+    pub fn agent(&mut self, ev: &AgentEvent) -> Vec<Effect> {
+        self.transcript.apply(ev, &self.theme);
+        match ev {
+            AgentEvent::Usage(u) => self.status.usage(u),
+            AgentEvent::RequestStarted { .. } | AgentEvent::AssistantStart => {
+                self.status.activity = Some("thinking".into());
+            }
+            AgentEvent::TextDelta { .. } => self.status.activity = Some("writing".into()),
+            AgentEvent::ToolExecutionStarted { name, .. } => {
+                self.status.activity = Some(format!("running {name}"));
+            }
+            AgentEvent::ExtNotify {
+                extension,
+                level,
+                message,
+            } => {
+                let level = match level.as_str() {
+                    "error" => "error",
+                    "warn" | "warning" => "warn",
+                    _ => "info",
+                };
+                self.note(
+                    level,
+                    format!("[{extension}] {}", crate::sanitize::clean_line(message)),
+                );
+            }
+            AgentEvent::ExtDisplay { extension, text } => {
+                self.note(
+                    "info",
+                    format!("[{extension}] {}", crate::sanitize::clean_line(text)),
+                );
+            }
+            AgentEvent::Done => {
+                self.busy = false;
+                self.status.busy_since = None;
+                self.status.activity = None;
+                if let Some(next) = self.queue.pop_front() {
+                    return self.start(next);
+                }
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    /// A note from outside (command results, shell errors...).
+    pub fn push_note(&mut self, level: &'static str, text: impl Into<String>) {
+        self.note(level, text);
+    }
+
+    /// Whether something animates (the spinner), so the loop needs a timer.
+    pub fn animating(&self) -> bool {
+        self.busy
+    }
+
+    /// Notes and queued prompts as rows.
+    pub fn note_rows(&self) -> Vec<Line<'static>> {
+        let mut rows = Vec::new();
+        for n in &self.notes {
+            let style = match n.level {
+                "error" => self.theme.error,
+                "warn" => self.theme.warn,
+                _ => self.theme.dim,
+            };
+            rows.push(Line::from(Span::styled(format!("  {}", n.text), style)));
+        }
+        for q in &self.queue {
+            let first = crate::sanitize::clean_line(q.lines().next().unwrap_or(""));
+            rows.push(Line::from(vec![
+                Span::styled("  ↳ queued: ", self.theme.dim),
+                Span::raw(first),
+            ]));
+        }
+        if !self.queue.is_empty() {
+            rows.push(Line::from(Span::styled(
+                "    (↑ on an empty input pulls the last one back)",
+                self.theme.dim,
+            )));
+        }
+        if self.quit_armed.is_some() {
+            rows.push(Line::from(Span::styled(
+                "  press Ctrl+C again to quit",
+                self.theme.warn,
+            )));
+        }
+        rows
+    }
+}

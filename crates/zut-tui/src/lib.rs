@@ -1,0 +1,84 @@
+//! zut's interactive terminal UI.
+//!
+//! The transcript is written into the terminal's own scrollback; only the
+//! live area at the bottom (streaming message, running tools, notes, the
+//! slash popup, the status bar and the editor) is redrawn, differentially,
+//! inside synchronized updates. See README.md for what each file owns.
+//!
+//! The TUI talks to the conversation through [`Controller`] (submit,
+//! run a command, abort) and receives [`TuiEvent`]s (the agent's
+//! [`zut_agent::AgentEvent`]s and command outcomes). It knows nothing of
+//! the extension host or the providers.
+
+pub mod app;
+pub mod commands;
+mod diff_view;
+pub mod editor;
+mod help;
+pub mod highlight;
+pub mod history;
+pub mod inline;
+pub mod keymap;
+pub mod markdown;
+mod run;
+pub mod sanitize;
+mod shell;
+pub mod status;
+pub mod stream;
+pub mod terminal;
+pub mod theme;
+pub mod tool_view;
+pub mod transcript;
+pub mod view;
+pub mod wrap;
+
+pub use commands::CommandInfo;
+pub use run::{run, Options};
+pub use status::Status;
+
+/// What the TUI asks of the conversation.
+pub trait Controller: Send {
+    /// Starts a turn with `text` (called only when no turn runs).
+    fn prompt(&mut self, text: String);
+    /// Runs the extension command `/name args`; its outcome comes back as
+    /// [`TuiEvent::CommandDone`].
+    fn command(&mut self, name: String, args: String);
+    /// Cancels the running turn or command.
+    fn abort(&mut self);
+}
+
+/// What an extension command answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandOutcome {
+    /// Submit this text as a prompt.
+    Prompt(String),
+    /// Put this text into the editor at the cursor.
+    Insert(String),
+    /// Show this text as a note.
+    Display(String),
+    /// Nothing visible.
+    Noop,
+    /// Failed: shown in red.
+    Error(String),
+}
+
+/// Events the TUI receives from the conversation side.
+#[derive(Debug, Clone)]
+pub enum TuiEvent {
+    /// An agent event, in order.
+    Agent(zut_agent::AgentEvent),
+    /// Extensions finished loading: their commands, and load errors.
+    ExtensionsReady {
+        /// Extension commands for the popup.
+        commands: Vec<CommandInfo>,
+        /// Load errors, one text each (may span lines).
+        errors: Vec<String>,
+    },
+    /// An extension command finished.
+    CommandDone {
+        /// `/name (extension)`.
+        label: String,
+        /// What to do.
+        outcome: CommandOutcome,
+    },
+}

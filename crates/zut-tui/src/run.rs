@@ -1,0 +1,280 @@
+//! The event loop: terminal input (a reader thread), conversation events
+//! and signals in, frames out. A frame is painted after each batch of
+//! events — never on a timer, except the spinner while a turn runs — so
+//! the screen keeps up with the model and an idle TUI does not wake up.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use crossterm::event::Event;
+use tokio::sync::mpsc;
+
+use crate::app::{App, Effect};
+use crate::history::History;
+use crate::inline::InlineScreen;
+use crate::theme::{ColorDepth, Theme};
+use crate::tool_view::ToolCell;
+use crate::{terminal, view, CommandOutcome, Controller, Status, TuiEvent};
+
+/// Longest a batch of conversation events is applied before a frame.
+const BATCH: Duration = Duration::from_millis(8);
+
+/// How the TUI starts.
+#[derive(Debug, Default)]
+pub struct Options {
+    /// Status bar content (provider, model, cwd...).
+    pub status: Status,
+    /// Where prompt history is kept (per project).
+    pub history_path: Option<PathBuf>,
+    /// A prompt to submit at once (`zut "prompt"`).
+    pub initial_prompt: Option<String>,
+    /// Working directory for `!cmd`.
+    pub cwd: PathBuf,
+}
+
+/// Runs the TUI until the user quits or a signal ends it; returns the exit
+/// status (0, or 128 + the signal).
+pub async fn run(
+    mut ctrl: Box<dyn Controller>,
+    mut events: mpsc::UnboundedReceiver<TuiEvent>,
+    opts: Options,
+) -> i32 {
+    let theme = Theme::new(ColorDepth::detect(&|k| std::env::var(k).ok()));
+    terminal::install_panic_hook();
+    let top = match terminal::enter() {
+        Ok(t) => t,
+        Err(e) => {
+            terminal::restore();
+            eprintln!("zut: the interactive mode needs a terminal: {e}");
+            return 1;
+        }
+    };
+    let size = crossterm::terminal::size().unwrap_or((80, 24));
+    let mut screen = InlineScreen::new(std::io::stdout(), size, top);
+    let mut app = App::new(theme, size, opts.status, History::load(opts.history_path));
+    crate::highlight::warm_up();
+
+    let (key_tx, mut keys) = mpsc::unbounded_channel::<Event>();
+    std::thread::spawn(move || {
+        while let Ok(ev) = crossterm::event::read() {
+            if key_tx.send(ev).is_err() {
+                break;
+            }
+        }
+    });
+    let (shell_tx, mut shell_rx) = mpsc::unbounded_channel::<(String, String, bool)>();
+    let mut signals = Signals::new();
+
+    let mut pending: Vec<Effect> = Vec::new();
+    if let Some(p) = opts.initial_prompt.filter(|p| !p.trim().is_empty()) {
+        app.history.push(&p);
+        pending.extend(app.enqueue(p));
+    }
+    let mut status = 0;
+    'outer: loop {
+        for effect in pending.drain(..) {
+            match effect {
+                Effect::Prompt(text) => ctrl.prompt(text),
+                Effect::Command { name, args } => {
+                    app.push_note("info", format!("/{name} running… (esc to cancel)"));
+                    app.busy = true;
+                    ctrl.command(name, args);
+                }
+                Effect::Abort => ctrl.abort(),
+                Effect::Copy(text) => {
+                    let _ = osc52(screen.writer(), &text);
+                }
+                Effect::Suspend => {
+                    let _ = screen.invalidate();
+                    let _ = screen.writer().flush();
+                    let _ = terminal::suspend();
+                    let (w, h) = crossterm::terminal::size().unwrap_or(app.size);
+                    app.resize(w, h);
+                    let _ = screen.resize((w, h));
+                    screen.set_top(h.saturating_sub(1));
+                }
+                Effect::Redraw => {
+                    let _ = screen.invalidate();
+                }
+                Effect::Shell(cmd) => {
+                    let tx = shell_tx.clone();
+                    let cwd = opts.cwd.clone();
+                    app.push_note("info", format!("running !{cmd}"));
+                    tokio::spawn(async move {
+                        let (out, failed) = crate::shell::run(&cmd, &cwd).await;
+                        let _ = tx.send((cmd, out, failed));
+                    });
+                }
+                Effect::Quit => break 'outer,
+            }
+        }
+        // Paint.
+        let rows = app.transcript.take_rows();
+        let live = view::compose(&mut app, Instant::now());
+        let buf = view::to_buffer(&live, app.size.0);
+        if screen.frame(&rows, &buf, live.cursor).is_err() {
+            // The terminal is gone (SIGHUP without the signal): leave.
+            status = 129;
+            break;
+        }
+        let tick = app.animating();
+        tokio::select! {
+            ev = keys.recv() => {
+                let Some(ev) = ev else { status = 129; break };
+                pending.extend(input(&mut app, &mut screen, ev));
+                while let Ok(ev) = keys.try_recv() {
+                    pending.extend(input(&mut app, &mut screen, ev));
+                }
+            }
+            ev = events.recv() => {
+                let Some(ev) = ev else { break };
+                let start = Instant::now();
+                pending.extend(conversation(&mut app, ev));
+                while start.elapsed() < BATCH {
+                    match events.try_recv() {
+                        Ok(ev) => pending.extend(conversation(&mut app, ev)),
+                        Err(_) => break,
+                    }
+                }
+            }
+            done = shell_rx.recv() => {
+                if let Some((cmd, out, failed)) = done {
+                    let mut cell = ToolCell::new(String::new(), "bash".into());
+                    cell.args = serde_json::json!({ "command": cmd });
+                    cell.finish(failed, &out);
+                    let rows = cell.rows(app.size.0 as usize, &app.theme, false);
+                    app.notes.retain(|n| !n.text.starts_with("running !"));
+                    app.transcript.push_block(rows);
+                }
+            }
+            sig = signals.next() => {
+                status = 128 + sig;
+                break;
+            }
+            () = tokio::time::sleep(crate::status::SPIN_INTERVAL), if tick => {}
+        }
+    }
+    ctrl.abort();
+    let rows = app.transcript.take_rows();
+    let _ = screen.leave(&rows);
+    terminal::restore();
+    status
+}
+
+fn input(app: &mut App, screen: &mut InlineScreen<std::io::Stdout>, ev: Event) -> Vec<Effect> {
+    match ev {
+        Event::Key(k) => app.key(&k, Instant::now()),
+        Event::Paste(text) => {
+            app.paste(&text);
+            Vec::new()
+        }
+        Event::Resize(w, h) => {
+            app.resize(w, h);
+            let _ = screen.resize((w, h));
+            Vec::new()
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn conversation(app: &mut App, ev: TuiEvent) -> Vec<Effect> {
+    match ev {
+        TuiEvent::Agent(ev) => app.agent(&ev),
+        TuiEvent::ExtensionsReady { commands, errors } => {
+            app.set_extension_commands(commands);
+            app.status.loading_extensions = false;
+            for e in errors {
+                app.transcript
+                    .notice(&format!("extension load error: {e}"), app.theme.error);
+            }
+            Vec::new()
+        }
+        TuiEvent::CommandDone { label, outcome } => {
+            app.busy = false;
+            app.notes
+                .retain(|n| !(n.text.starts_with('/') && n.text.contains(" running…")));
+            match outcome {
+                CommandOutcome::Prompt(text) => return app.enqueue(text),
+                CommandOutcome::Insert(text) => app.paste(&text),
+                CommandOutcome::Display(text) => app.push_note(
+                    "info",
+                    format!("{label}: {}", crate::sanitize::clean_line(&text)),
+                ),
+                CommandOutcome::Noop => {}
+                CommandOutcome::Error(e) => app.push_note("error", format!("{label}: {e}")),
+            }
+            Vec::new()
+        }
+    }
+}
+
+/// Writes `text` to the clipboard with OSC 52.
+fn osc52<W: Write>(out: &mut W, text: &str) -> std::io::Result<()> {
+    use base64::Engine;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(text);
+    write!(out, "\u{1b}]52;c;{b64}\u{7}")?;
+    out.flush()
+}
+
+/// SIGTERM, SIGHUP and SIGINT end the TUI cleanly.
+struct Signals {
+    #[cfg(unix)]
+    streams: Vec<(i32, tokio::signal::unix::Signal)>,
+}
+
+impl Signals {
+    fn new() -> Self {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            let streams = [
+                (libc::SIGTERM, SignalKind::terminate()),
+                (libc::SIGHUP, SignalKind::hangup()),
+                (libc::SIGINT, SignalKind::interrupt()),
+            ]
+            .into_iter()
+            .filter_map(|(n, k)| signal(k).ok().map(|s| (n, s)))
+            .collect();
+            Self { streams }
+        }
+        #[cfg(not(unix))]
+        Self {}
+    }
+
+    /// The next signal's number.
+    async fn next(&mut self) -> i32 {
+        #[cfg(unix)]
+        {
+            if self.streams.is_empty() {
+                return std::future::pending().await;
+            }
+            let futs = self.streams.iter_mut().map(|(n, s)| {
+                let n = *n;
+                Box::pin(async move {
+                    s.recv().await;
+                    n
+                })
+            });
+            futures_select_all(futs).await
+        }
+        #[cfg(not(unix))]
+        std::future::pending().await
+    }
+}
+
+/// The first of several futures to finish.
+async fn futures_select_all<F: std::future::Future<Output = i32> + Unpin>(
+    futs: impl Iterator<Item = F>,
+) -> i32 {
+    let mut futs: Vec<F> = futs.collect();
+    std::future::poll_fn(move |cx| {
+        for f in &mut futs {
+            if let std::task::Poll::Ready(n) = std::pin::Pin::new(f).poll(cx) {
+                return std::task::Poll::Ready(n);
+            }
+        }
+        std::task::Poll::Pending
+    })
+    .await
+}

@@ -1,0 +1,129 @@
+//! The status bar: activity and elapsed time while busy, provider and
+//! model, reasoning level, token counts, cache reads, cost, context share
+//! (yellow past 70 %, red past 90 %), then the working directory.
+
+use std::time::{Duration, Instant};
+
+use ratatui::text::{Line, Span};
+use zut_agent::UsageEvent;
+
+use crate::theme::Theme;
+use crate::wrap;
+
+/// Spinner frames (one per [`SPIN_INTERVAL`]).
+const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+/// How often the spinner moves while busy (no timer runs when idle).
+pub const SPIN_INTERVAL: Duration = Duration::from_millis(100);
+
+/// What the status bar shows.
+#[derive(Debug, Clone, Default)]
+pub struct Status {
+    /// Provider name.
+    pub provider: String,
+    /// Model id.
+    pub model: String,
+    /// Reasoning level (`off` is not shown).
+    pub reasoning: String,
+    /// Working directory as shown (home abbreviated to `~`).
+    pub cwd: String,
+    /// Input tokens of the session.
+    pub tokens_in: u64,
+    /// Output tokens of the session.
+    pub tokens_out: u64,
+    /// Cache reads of the session.
+    pub cache_read: u64,
+    /// Cost in USD, when the provider reports one.
+    pub cost: Option<f64>,
+    /// Prompt size of the last call, for the context share.
+    pub context_used: u64,
+    /// The model's context window, when known.
+    pub context_window: Option<u64>,
+    /// What is happening (`thinking`, `running bash`...), while busy.
+    pub activity: Option<String>,
+    /// When the current turn started.
+    pub busy_since: Option<Instant>,
+    /// Extensions still loading.
+    pub loading_extensions: bool,
+}
+
+impl Status {
+    /// Adds one call's usage.
+    pub fn usage(&mut self, u: &UsageEvent) {
+        self.tokens_in += u.this.input;
+        self.tokens_out += u.this.output;
+        self.cache_read += u.this.cache_read;
+        self.context_used = u.this.cache_measured_prompt + u.this.output;
+        if let Some(c) = u.this.cost_usd {
+            *self.cost.get_or_insert(0.0) += c;
+        }
+    }
+
+    /// The two status rows at `width` (`now` drives the spinner).
+    pub fn rows(&self, width: usize, theme: &Theme, now: Instant) -> Vec<Line<'static>> {
+        let mut spans: Vec<Span<'static>> = vec![Span::raw("  ")];
+        if let Some(since) = self.busy_since {
+            let elapsed = now.saturating_duration_since(since);
+            let frame = (elapsed.as_millis() / SPIN_INTERVAL.as_millis()) as usize % SPINNER.len();
+            let what = self.activity.clone().unwrap_or_else(|| "working".into());
+            spans.push(Span::styled(
+                format!("{} {what} {}s ", SPINNER[frame], elapsed.as_secs()),
+                theme.accent,
+            ));
+            spans.push(Span::styled("(esc to stop)  ", theme.dim));
+        }
+        if self.loading_extensions {
+            spans.push(Span::styled("loading extensions…  ", theme.dim));
+        }
+        spans.push(Span::styled(format!("({}) ", self.provider), theme.dim));
+        spans.push(Span::raw(self.model.clone()));
+        if !self.reasoning.is_empty() && self.reasoning != "off" {
+            spans.push(Span::styled(format!(" [{}]", self.reasoning), theme.dim));
+        }
+        if self.tokens_in + self.tokens_out > 0 {
+            spans.push(Span::styled(
+                format!("  ↑{} ↓{}", human(self.tokens_in), human(self.tokens_out)),
+                theme.dim,
+            ));
+            if self.cache_read > 0 {
+                spans.push(Span::styled(
+                    format!(" cache {}", human(self.cache_read)),
+                    theme.dim,
+                ));
+            }
+        }
+        if let Some(c) = self.cost {
+            spans.push(Span::styled(format!(" ${c:.3}"), theme.dim));
+        }
+        if let Some(window) = self.context_window.filter(|w| *w > 0) {
+            let share = self.context_used as f64 * 100.0 / window as f64;
+            let style = if share > 90.0 {
+                theme.error
+            } else if share > 70.0 {
+                theme.warn
+            } else {
+                theme.dim
+            };
+            spans.push(Span::styled(format!(" ctx {share:.0}%"), style));
+        }
+        vec![
+            wrap::truncate(Line::from(spans), width),
+            wrap::truncate(
+                Line::from(Span::styled(format!("  {}", self.cwd), theme.dim)),
+                width,
+            ),
+        ]
+    }
+}
+
+/// 1234 -> "1.2k".
+fn human(n: u64) -> String {
+    if n >= 1_000_000 {
+        format!("{:.1}M", n as f64 / 1e6)
+    } else if n >= 10_000 {
+        format!("{}k", n / 1000)
+    } else if n >= 1000 {
+        format!("{:.1}k", n as f64 / 1e3)
+    } else {
+        n.to_string()
+    }
+}

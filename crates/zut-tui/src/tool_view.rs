@@ -1,0 +1,204 @@
+//! Tool calls as boxes: the tool's name and a one-line summary of its
+//! arguments, live output while it runs, output collapsed after
+//! [`COLLAPSED_LINES`] lines, exit status, errors in red, `edit`/`write`
+//! as coloured diffs numbered with the file's own line numbers.
+
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use serde_json::Value;
+
+use crate::sanitize;
+use crate::theme::Theme;
+use crate::wrap::{self, wrap};
+
+/// Output lines shown before a box is collapsed.
+pub const COLLAPSED_LINES: usize = 10;
+/// Output kept per tool for display (the model gets the full result).
+const MAX_KEPT: usize = 4 * 1024 * 1024;
+
+/// One tool call as the transcript shows it.
+#[derive(Debug, Clone)]
+pub struct ToolCell {
+    /// Call id.
+    pub id: String,
+    /// Tool name.
+    pub name: String,
+    /// Arguments (once complete).
+    pub args: Value,
+    /// Live output (bash) or the final result text.
+    pub output: String,
+    /// `None` while running; `Some(is_error)` when finished.
+    pub result: Option<bool>,
+}
+
+impl ToolCell {
+    /// A call that has just started streaming.
+    pub fn new(id: String, name: String) -> Self {
+        Self {
+            id,
+            name,
+            args: Value::Null,
+            output: String::new(),
+            result: None,
+        }
+    }
+
+    /// Appends live output.
+    pub fn progress(&mut self, text: &str) {
+        if self.output.len() < MAX_KEPT {
+            self.output.push_str(&sanitize::clean(text));
+        }
+    }
+
+    /// Sets the final result.
+    pub fn finish(&mut self, is_error: bool, text: &str) {
+        let mut t = sanitize::clean(text).into_owned();
+        if t.len() > MAX_KEPT {
+            let mut cut = MAX_KEPT;
+            while !t.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            t.truncate(cut);
+            t.push_str("\n… (output cut for display)");
+        }
+        self.output = t;
+        self.result = Some(is_error);
+    }
+
+    /// One-line summary of the arguments.
+    pub fn summary(&self) -> String {
+        let s = |k: &str| self.args.get(k).and_then(Value::as_str).map(str::to_string);
+        let text = match self.name.as_str() {
+            "bash" => s("command"),
+            "read" | "write" | "edit" | "ls" => s("path"),
+            "grep" | "find" => s("pattern").map(|p| match s("path") {
+                Some(path) => format!("{p} in {path}"),
+                None => p,
+            }),
+            _ => None,
+        };
+        let text = text.unwrap_or_else(|| match &self.args {
+            Value::Null => String::new(),
+            Value::Object(m) if m.is_empty() => String::new(),
+            v => v.to_string(),
+        });
+        sanitize::clean_line(&text)
+    }
+
+    /// The box's rows at `width`, collapsed unless `expanded`.
+    pub fn rows(&self, width: usize, theme: &Theme, expanded: bool) -> Vec<Line<'static>> {
+        let width = width.max(12);
+        let inner = width.saturating_sub(6);
+        let border = theme.border;
+        let mut rows = Vec::new();
+        let title = format!(" {} ", self.name);
+        let summary = wrap::truncate(
+            Line::from(self.summary()),
+            inner.saturating_sub(title.len() + 2).max(1),
+        );
+        let mut head = vec![
+            Span::styled("  ┌─", border),
+            Span::styled(title.clone(), theme.tool_name),
+        ];
+        head.extend(summary.spans.clone());
+        let used = 4 + wrap::width(&title) + wrap::line_width(&summary);
+        head.push(Span::styled(
+            format!(" {}┐", "─".repeat(width.saturating_sub(used + 2).max(1))),
+            border,
+        ));
+        rows.push(Line::from(head));
+        let body = self.body_lines(theme);
+        let total = body.len();
+        let shown: Vec<Line<'static>> = if expanded || total <= COLLAPSED_LINES + 2 {
+            body
+        } else if self.result.is_none() {
+            // Running: the newest lines.
+            body[total - COLLAPSED_LINES..].to_vec()
+        } else {
+            body[..COLLAPSED_LINES].to_vec()
+        };
+        let side = |l: Line<'static>| -> Vec<Line<'static>> {
+            let mut out = Vec::new();
+            let first = vec![Span::styled("  │ ", border)];
+            for mut r in wrap(&l.spans, width.saturating_sub(2), &first, &first) {
+                let pad = width.saturating_sub(wrap::line_width(&r) + 1);
+                r.spans.push(Span::raw(" ".repeat(pad)));
+                r.spans.push(Span::styled("│", border));
+                out.push(r);
+            }
+            out
+        };
+        for l in shown {
+            rows.extend(side(l));
+        }
+        if !expanded && total > COLLAPSED_LINES + 2 {
+            let hidden = total - COLLAPSED_LINES;
+            let note = if self.result.is_none() {
+                format!("… {hidden} earlier lines")
+            } else {
+                format!("… ({hidden} more lines, {total} total, ctrl+o to expand)")
+            };
+            rows.extend(side(Line::from(Span::styled(note, theme.dim))));
+        }
+        let status = match self.result {
+            None => Span::styled(" running ", theme.dim),
+            Some(false) => Span::styled(" done ", theme.success),
+            Some(true) => Span::styled(" failed ", theme.error),
+        };
+        let sw = wrap::width(&status.content);
+        rows.push(Line::from(vec![
+            Span::styled("  └─", border),
+            status,
+            Span::styled(
+                format!("{}┘", "─".repeat(width.saturating_sub(sw + 5).max(1))),
+                border,
+            ),
+        ]));
+        rows
+    }
+
+    fn body_lines(&self, theme: &Theme) -> Vec<Line<'static>> {
+        if let (Some(false), Some(diff)) = (self.result, self.diff_lines(theme)) {
+            return diff;
+        }
+        let style = if self.result == Some(true) {
+            theme.error
+        } else {
+            Style::default()
+        };
+        let mut out: Vec<Line<'static>> = Vec::new();
+        if self.name == "bash" {
+            let cmd = self.summary();
+            if !cmd.is_empty() {
+                out.push(Line::from(Span::styled(format!("$ {cmd}"), theme.dim)));
+            }
+        }
+        out.extend(
+            self.output
+                .trim_end_matches('\n')
+                .split('\n')
+                .filter(|l| !(l.is_empty() && self.output.is_empty()))
+                .map(|l| Line::from(Span::styled(l.to_string(), style))),
+        );
+        out
+    }
+
+    /// `edit`: the unified diff of its result, numbered with the file's
+    /// own lines (from the hunk headers); `write`: the new content.
+    fn diff_lines(&self, theme: &Theme) -> Option<Vec<Line<'static>>> {
+        match self.name.as_str() {
+            "edit" => {
+                let at = self.output.find("\n@@")?;
+                Some(crate::diff_view::unified_rows(
+                    &self.output[at + 1..],
+                    theme,
+                ))
+            }
+            "write" => {
+                let content = self.args.get("content").and_then(Value::as_str)?;
+                Some(crate::diff_view::diff_rows("", content, 1, theme))
+            }
+            _ => None,
+        }
+    }
+}

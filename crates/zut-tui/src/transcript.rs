@@ -1,0 +1,292 @@
+//! The transcript: what the agent's events add to the conversation.
+//! Finished cells become rows queued for the terminal's scrollback
+//! ([`Transcript::take_rows`]); the streaming message and running tools
+//! stay live until they finish. Nothing finished is kept in rows form, so
+//! memory and rendering cost do not grow with the conversation.
+
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use zut_agent::transcript::JsonBlock;
+use zut_agent::AgentEvent;
+
+use crate::sanitize;
+use crate::stream::{indent, MarkdownStream, INDENT};
+use crate::theme::Theme;
+use crate::tool_view::ToolCell;
+use crate::wrap::wrap;
+
+/// Live transcript state.
+pub struct Transcript {
+    width: usize,
+    stream: Option<MarkdownStream>,
+    tools: Vec<ToolCell>,
+    rows: Vec<Line<'static>>,
+    /// The last finished tool whose output was collapsed (Ctrl+O).
+    last_collapsed: Option<ToolCell>,
+    /// The last complete assistant reply (for `/copy`).
+    pub last_reply: String,
+}
+
+/// Text of the text blocks of `content`, joined.
+pub fn blocks_text(content: &[JsonBlock]) -> String {
+    let mut out = String::new();
+    for b in content {
+        match b {
+            JsonBlock::Text { text } => {
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(text);
+            }
+            JsonBlock::Image { mime_type, bytes } => {
+                out.push_str(&format!("[image {mime_type}, {bytes} bytes]"));
+            }
+            JsonBlock::ToolResult { content, .. } => out.push_str(&blocks_text(content)),
+            JsonBlock::ToolCall { .. } => {}
+        }
+    }
+    out
+}
+
+impl Transcript {
+    /// An empty transcript at `width` columns.
+    pub fn new(width: usize) -> Self {
+        Self {
+            width,
+            stream: None,
+            tools: Vec::new(),
+            rows: Vec::new(),
+            last_collapsed: None,
+            last_reply: String::new(),
+        }
+    }
+
+    /// New terminal width.
+    pub fn set_width(&mut self, width: usize) {
+        self.width = width;
+        if let Some(s) = &mut self.stream {
+            s.set_width(width);
+        }
+    }
+
+    /// Rows to insert into the scrollback since the last call.
+    pub fn take_rows(&mut self) -> Vec<Line<'static>> {
+        std::mem::take(&mut self.rows)
+    }
+
+    /// Whether rows are waiting for the scrollback.
+    pub fn has_rows(&self) -> bool {
+        !self.rows.is_empty()
+    }
+
+    /// Queues `rows` for the scrollback (after a blank separator row).
+    pub fn push_block(&mut self, rows: Vec<Line<'static>>) {
+        self.rows.push(Line::default());
+        self.rows.extend(rows);
+    }
+
+    /// A one-line (or multi-line) notice in `style`, e.g. errors.
+    pub fn notice(&mut self, text: &str, style: Style) {
+        let mut rows = Vec::new();
+        for l in sanitize::clean(text).split('\n') {
+            let pad = vec![Span::raw(" ".repeat(INDENT))];
+            rows.extend(wrap(
+                &[Span::styled(l.to_string(), style)],
+                self.width,
+                &pad,
+                &pad,
+            ));
+        }
+        self.push_block(rows);
+    }
+
+    /// The user's message.
+    pub fn user(&mut self, text: &str, theme: &Theme) {
+        let bar = vec![Span::styled("▌ ", theme.accent)];
+        let mut rows = vec![Line::from(Span::styled("▌", theme.accent))];
+        for l in sanitize::clean(text).split('\n') {
+            rows.extend(wrap(
+                &[Span::styled(l.to_string(), theme.user)],
+                self.width,
+                &bar,
+                &bar,
+            ));
+        }
+        rows.push(Line::from(Span::styled("▌", theme.accent)));
+        self.push_block(rows);
+    }
+
+    /// Commits the streaming message.
+    pub fn finish_stream(&mut self, theme: &Theme) {
+        if let Some(mut s) = self.stream.take() {
+            s.finish(theme);
+            let rows = s.take_committed();
+            if !rows.is_empty() {
+                self.rows.extend(rows);
+            }
+            if !s.is_empty() {
+                self.last_reply = s.text().to_string();
+            }
+        }
+    }
+
+    /// Commits finished tools at the front (keeping their order).
+    fn commit_tools(&mut self, theme: &Theme, all: bool) {
+        while let Some(t) = self.tools.first() {
+            if t.result.is_none() && !all {
+                break;
+            }
+            let t = self.tools.remove(0);
+            let rows = t.rows(self.width, theme, false);
+            let collapsed = t.output.lines().count() > crate::tool_view::COLLAPSED_LINES + 2;
+            self.push_block(rows);
+            if collapsed {
+                self.last_collapsed = Some(t);
+            }
+        }
+    }
+
+    /// Ctrl+O: the last collapsed tool output, in full, into the scrollback.
+    pub fn expand_last_tool(&mut self, theme: &Theme) -> bool {
+        match self.last_collapsed.take() {
+            Some(t) => {
+                let rows = t.rows(self.width, theme, true);
+                self.push_block(rows);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn tool(&mut self, id: &str, name: &str) -> &mut ToolCell {
+        let idx = match self.tools.iter().position(|t| t.id == id) {
+            Some(i) => i,
+            None => {
+                self.tools
+                    .push(ToolCell::new(id.to_string(), name.to_string()));
+                self.tools.len() - 1
+            }
+        };
+        &mut self.tools[idx]
+    }
+
+    /// Applies one agent event.
+    pub fn apply(&mut self, ev: &AgentEvent, theme: &Theme) {
+        match ev {
+            AgentEvent::UserMessage { content, .. } => {
+                self.finish_stream(theme);
+                self.user(&blocks_text(content), theme);
+            }
+            AgentEvent::AssistantStart => {
+                self.finish_stream(theme);
+                self.stream = Some(MarkdownStream::new(self.width));
+                self.rows.push(Line::default());
+            }
+            AgentEvent::TextDelta { delta } => {
+                let width = self.width;
+                let s = self
+                    .stream
+                    .get_or_insert_with(|| MarkdownStream::new(width));
+                s.push(delta, theme);
+                let committed = s.take_committed();
+                self.rows.extend(committed);
+            }
+            AgentEvent::ToolUseStart { id, name } => {
+                self.finish_stream(theme);
+                self.tool(id, name);
+            }
+            AgentEvent::ToolCall { id, name, args } => {
+                self.finish_stream(theme);
+                self.tool(id, name).args = args.clone();
+            }
+            AgentEvent::ToolProgress { id, text } => {
+                self.tool(id, "").progress(text);
+            }
+            AgentEvent::ToolResult {
+                id,
+                is_error,
+                content,
+            } => {
+                let text = blocks_text(content);
+                self.tool(id, "").finish(*is_error, &text);
+                self.commit_tools(theme, false);
+            }
+            AgentEvent::AssistantMessage { content, .. } => {
+                self.finish_stream(theme);
+                let text = blocks_text(content);
+                if !text.is_empty() {
+                    self.last_reply = text;
+                }
+            }
+            AgentEvent::RetryScheduled {
+                attempt,
+                max_attempts,
+                delay_ms,
+                ..
+            } => {
+                self.finish_stream(theme);
+                self.notice(
+                    &format!(
+                        "request failed (attempt {attempt}/{max_attempts}); retrying in {:.1}s",
+                        *delay_ms as f64 / 1000.0
+                    ),
+                    theme.warn,
+                );
+            }
+            AgentEvent::TurnEnd { stop, error } => {
+                self.finish_stream(theme);
+                if *stop == "aborted" {
+                    self.commit_tools(theme, true);
+                    self.notice("aborted", theme.warn);
+                } else if let (Some(e), true) = (error, *stop == "error") {
+                    self.commit_tools(theme, true);
+                    self.notice(&format!("✗ {e}"), theme.error);
+                }
+            }
+            AgentEvent::Error { .. } => {
+                // The turn_end before it already showed the message.
+                self.finish_stream(theme);
+            }
+            AgentEvent::Done => {
+                self.finish_stream(theme);
+                self.commit_tools(theme, true);
+            }
+            _ => {}
+        }
+    }
+
+    /// The live rows: the streaming tail and running tools.
+    pub fn live_rows(&mut self, theme: &Theme) -> Vec<Line<'static>> {
+        let mut rows = Vec::new();
+        if let Some(s) = &mut self.stream {
+            rows.extend(s.live_rows(theme));
+        }
+        for t in &self.tools {
+            rows.push(Line::default());
+            rows.extend(t.rows(self.width, theme, false));
+        }
+        rows
+    }
+
+    /// The running tools' names.
+    pub fn running_tools(&self) -> impl Iterator<Item = &str> {
+        self.tools
+            .iter()
+            .filter(|t| t.result.is_none())
+            .map(|t| t.name.as_str())
+    }
+}
+
+/// `value` rendered as rows of plain text at `width`, indented.
+pub fn plain_rows(text: &str, width: usize, style: Style) -> Vec<Line<'static>> {
+    let mut rows = Vec::new();
+    for l in sanitize::clean(text).split('\n') {
+        rows.extend(wrap(
+            &[Span::styled(l.to_string(), style)],
+            width.saturating_sub(INDENT),
+            &[],
+            &[],
+        ));
+    }
+    indent(rows)
+}

@@ -1,0 +1,169 @@
+//! The live area at the bottom of the screen, composed top to bottom:
+//! streaming message and running tools, notes and queued prompts, the
+//! slash popup, the status bar and the editor. Renders into a ratatui
+//! [`Buffer`]; the transcript's scrollback rows are not part of it.
+
+use std::time::Instant;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Widget;
+
+use crate::app::App;
+use crate::wrap;
+
+/// Smallest usable terminal.
+pub const MIN_SIZE: (u16, u16) = (24, 6);
+/// Most popup rows.
+const POPUP_ROWS: usize = 10;
+
+/// The live area's rows and the cursor position within them.
+pub struct Live {
+    /// Rows, top to bottom.
+    pub rows: Vec<Line<'static>>,
+    /// Cursor (column, row), when the editor has focus.
+    pub cursor: Option<(u16, u16)>,
+}
+
+/// Composes the live area for a terminal of `app.size`.
+pub fn compose(app: &mut App, now: Instant) -> Live {
+    let (w, h) = app.size;
+    let width = w as usize;
+    if w < MIN_SIZE.0 || h < MIN_SIZE.1 {
+        let long = format!(
+            "terminal too small ({w}x{h}, need {}x{})",
+            MIN_SIZE.0, MIN_SIZE.1
+        );
+        let msg = if long.len() <= width {
+            long
+        } else {
+            format!("too small: {w}x{h}")
+        };
+        return Live {
+            rows: vec![wrap::truncate(
+                Line::from(Span::styled(msg, app.theme.warn)),
+                width,
+            )],
+            cursor: None,
+        };
+    }
+    let mut bottom: Vec<Line<'static>> = Vec::new();
+    if let Some(matches) = app.popup() {
+        bottom.extend(popup_rows(app, &matches, width));
+    }
+    bottom.extend(app.status.rows(width, &app.theme, now));
+    bottom.push(Line::default());
+    let placeholder = if app.busy {
+        Some("type to queue a prompt · esc to stop")
+    } else {
+        None
+    };
+    let (editor_rows, (cx, cy)) =
+        app.editor
+            .render(width, Span::styled("▌ ", app.theme.accent), placeholder);
+    let editor_top = bottom.len();
+    bottom.extend(editor_rows);
+
+    let mut top = app.transcript.live_rows(&app.theme);
+    let notes = app.note_rows();
+    if !notes.is_empty() {
+        top.push(Line::default());
+        top.extend(notes);
+    }
+    top.push(Line::default());
+    // The live area never exceeds the screen: the transcript tail is
+    // clipped from the top.
+    let budget = (h as usize).saturating_sub(bottom.len());
+    if top.len() > budget {
+        top.drain(..top.len() - budget);
+    }
+    let offset = top.len();
+    let mut rows = top;
+    rows.extend(bottom);
+    if rows.len() > h as usize {
+        rows.drain(..rows.len() - h as usize);
+    }
+    let cursor_row = (offset + editor_top + cy as usize).min(rows.len().saturating_sub(1));
+    Live {
+        rows,
+        cursor: Some((cx.min(w.saturating_sub(1)), cursor_row as u16)),
+    }
+}
+
+fn popup_rows(app: &App, matches: &[usize], width: usize) -> Vec<Line<'static>> {
+    let theme = &app.theme;
+    if matches.is_empty() {
+        return vec![Line::from(Span::styled("  no matching command", theme.dim))];
+    }
+    let sel = app.popup_selected.min(matches.len() - 1);
+    let start = sel.saturating_sub(POPUP_ROWS - 1);
+    let name_w = matches
+        .iter()
+        .map(|i| app.commands[*i].name.len() + 1)
+        .max()
+        .unwrap_or(0)
+        .min(24);
+    let mut rows = Vec::new();
+    let mut shown_divider = false;
+    for (n, &i) in matches.iter().enumerate().skip(start).take(POPUP_ROWS) {
+        let c = &app.commands[i];
+        if c.extension.is_some() && !shown_divider && n > start {
+            rows.push(Line::from(Span::styled(
+                format!("── extensions {}", "─".repeat(width.saturating_sub(14))),
+                theme.dim,
+            )));
+        }
+        shown_divider |= c.extension.is_some();
+        let style = if n == sel { theme.selected } else { theme.text };
+        let marker = if n == sel { "› " } else { "  " };
+        let name = format!("/{}", c.name);
+        let pad = name_w.saturating_sub(name.len()) + 2;
+        let mut spans = vec![
+            Span::styled(marker, theme.accent),
+            Span::styled(name, style),
+            Span::raw(" ".repeat(pad)),
+            Span::styled(crate::sanitize::clean_line(&c.description), theme.dim),
+        ];
+        if let Some(ext) = &c.extension {
+            spans.push(Span::styled(format!("  [{ext}]"), theme.dim));
+        }
+        rows.push(wrap::truncate(Line::from(spans), width));
+    }
+    if matches.len() > POPUP_ROWS {
+        rows.push(Line::from(Span::styled(
+            format!("  … {} commands", matches.len()),
+            theme.dim,
+        )));
+    }
+    rows.push(Line::from(Span::styled(
+        "  ↑/↓ navigate · tab complete · enter run · esc close",
+        theme.dim,
+    )));
+    rows.push(Line::default());
+    rows
+}
+
+/// Renders `live` into a buffer of `width` columns (as many rows as it
+/// has).
+pub fn to_buffer(live: &Live, width: u16) -> Buffer {
+    let area = Rect::new(0, 0, width, live.rows.len() as u16);
+    let mut buf = Buffer::empty(area);
+    for (i, row) in live.rows.iter().enumerate() {
+        let r = Rect::new(0, i as u16, width, 1);
+        row.clone().render(r, &mut buf);
+    }
+    buf
+}
+
+/// Renders the live area into `buf` at `area` (for tests with ratatui's
+/// `TestBackend`): bottom-aligned, as on a real screen.
+pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
+    app.resize(area.width, area.height);
+    let live = compose(app, Instant::now());
+    let skip = area.height as usize - live.rows.len().min(area.height as usize);
+    for (i, row) in live.rows.iter().enumerate() {
+        let y = area.y + (skip + i) as u16;
+        row.clone().render(Rect::new(area.x, y, area.width, 1), buf);
+    }
+}

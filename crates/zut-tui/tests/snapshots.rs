@@ -1,0 +1,303 @@
+//! Every visible state of the TUI as an insta snapshot: the rows sent to
+//! the scrollback, then the live area drawn on ratatui's `TestBackend`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Instant;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+use serde_json::json;
+use zut_agent::transcript::JsonBlock;
+use zut_agent::{AgentEvent, UsageCounts, UsageEvent};
+use zut_tui::app::{App, Effect};
+use zut_tui::history::History;
+use zut_tui::theme::{ColorDepth, Theme};
+use zut_tui::{view, CommandInfo, Status};
+
+fn app(w: u16, h: u16) -> App {
+    let status = Status {
+        provider: "anthropic".into(),
+        model: "test-model".into(),
+        cwd: "~/project".into(),
+        ..Default::default()
+    };
+    App::new(
+        Theme::new(ColorDepth::None),
+        (w, h),
+        status,
+        History::default(),
+    )
+}
+
+/// Scrollback rows since the last call, then the live area.
+fn screen(app: &mut App) -> String {
+    let (w, h) = app.size;
+    let rows: Vec<String> = app
+        .transcript
+        .take_rows()
+        .iter()
+        .map(|l| l.to_string().trim_end().to_string())
+        .collect();
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    term.draw(|f| {
+        let area = f.area();
+        view::render(app, area, f.buffer_mut());
+    })
+    .unwrap();
+    format!(
+        "--- scrollback ---\n{}\n--- live ---\n{}",
+        rows.join("\n"),
+        term.backend()
+    )
+}
+
+fn key(app: &mut App, code: KeyCode, mods: KeyModifiers) -> Vec<Effect> {
+    app.key(&KeyEvent::new(code, mods), Instant::now())
+}
+
+fn typ(app: &mut App, text: &str) {
+    for c in text.chars() {
+        key(app, KeyCode::Char(c), KeyModifiers::NONE);
+    }
+}
+
+fn text(t: &str) -> Vec<JsonBlock> {
+    vec![JsonBlock::Text { text: t.into() }]
+}
+
+#[test]
+fn start_screen() {
+    let mut a = app(60, 12);
+    insta::assert_snapshot!(screen(&mut a));
+}
+
+#[test]
+fn typing_multi_line() {
+    let mut a = app(60, 12);
+    typ(&mut a, "first line");
+    key(&mut a, KeyCode::Enter, KeyModifiers::ALT);
+    typ(&mut a, "second");
+    insta::assert_snapshot!(screen(&mut a));
+}
+
+#[test]
+fn streamed_answer_while_busy_with_a_queued_prompt() {
+    let mut a = app(60, 16);
+    typ(&mut a, "hello");
+    let fx = key(&mut a, KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(fx, vec![Effect::Prompt("hello".into())]);
+    a.agent(&AgentEvent::UserMessage {
+        content: text("hello"),
+        time: String::new(),
+    });
+    a.agent(&AgentEvent::AssistantStart);
+    for d in [
+        "# Greet",
+        "ing\n\nHello **there**, ",
+        "this is stream",
+        "ing",
+    ] {
+        a.agent(&AgentEvent::TextDelta { delta: d.into() });
+    }
+    typ(&mut a, "next question");
+    assert!(key(&mut a, KeyCode::Enter, KeyModifiers::NONE).is_empty());
+    a.status.busy_since = None; // no elapsed time in the snapshot
+    a.status.activity = None;
+    insta::assert_snapshot!(screen(&mut a));
+}
+
+#[test]
+fn finished_answer_usage_and_the_next_queued_prompt_starts() {
+    let mut a = app(60, 12);
+    a.enqueue("one".into());
+    a.enqueue("two".into());
+    a.agent(&AgentEvent::AssistantStart);
+    a.agent(&AgentEvent::TextDelta {
+        delta: "Answer with `code`.".into(),
+    });
+    a.agent(&AgentEvent::Usage(UsageEvent {
+        this: UsageCounts {
+            input: 1200,
+            output: 34,
+            cache_read: 800,
+            ..Default::default()
+        },
+        cumulative: UsageCounts::default(),
+    }));
+    a.agent(&AgentEvent::AssistantMessage {
+        content: text("Answer with `code`."),
+        time: String::new(),
+    });
+    let fx = a.agent(&AgentEvent::Done);
+    assert_eq!(fx, vec![Effect::Prompt("two".into())]);
+    a.status.busy_since = None;
+    insta::assert_snapshot!(screen(&mut a));
+}
+
+#[test]
+fn tool_call_running_then_collapsed() {
+    let mut a = app(70, 24);
+    a.enqueue("list".into());
+    a.agent(&AgentEvent::ToolUseStart {
+        id: "c1".into(),
+        name: "bash".into(),
+    });
+    a.agent(&AgentEvent::ToolCall {
+        id: "c1".into(),
+        name: "bash".into(),
+        args: json!({"command": "ls /", "timeout": 5}),
+    });
+    a.agent(&AgentEvent::ToolExecutionStarted {
+        id: "c1".into(),
+        name: "bash".into(),
+    });
+    a.agent(&AgentEvent::ToolProgress {
+        id: "c1".into(),
+        text: "bin\nboot\n\u{1b}[31mred\u{1b}[0m\tand\u{7}bell\n".into(),
+    });
+    a.status.busy_since = None;
+    let running = screen(&mut a);
+    let out: String = (1..=25).map(|i| format!("line {i}\n")).collect();
+    a.agent(&AgentEvent::ToolResult {
+        id: "c1".into(),
+        is_error: false,
+        content: text(&out),
+    });
+    let done = screen(&mut a);
+    key(&mut a, KeyCode::Char('o'), KeyModifiers::CONTROL);
+    let expanded = screen(&mut a);
+    insta::assert_snapshot!(format!(
+        "{running}\n=== done ===\n{done}\n=== ctrl+o ===\n{expanded}"
+    ));
+}
+
+#[test]
+fn edit_tool_diff_uses_file_line_numbers_and_errors_are_red_text() {
+    let mut a = app(70, 10);
+    a.agent(&AgentEvent::ToolCall {
+        id: "e".into(),
+        name: "edit".into(),
+        args: json!({"path": "src/main.rs", "edits": []}),
+    });
+    a.agent(&AgentEvent::ToolResult {
+        id: "e".into(),
+        is_error: false,
+        content: text("Edited src/main.rs (1 replacement).\n\n--- src/main.rs\n+++ src/main.rs\n@@ -41,3 +41,3 @@\n fn a() {\n-    old();\n+    new();\n }\n"),
+    });
+    a.agent(&AgentEvent::ToolCall {
+        id: "r".into(),
+        name: "read".into(),
+        args: json!({"path": "missing.txt"}),
+    });
+    a.agent(&AgentEvent::ToolResult {
+        id: "r".into(),
+        is_error: true,
+        content: text("Cannot read missing.txt: no such file"),
+    });
+    a.agent(&AgentEvent::TurnEnd {
+        stop: "error",
+        error: Some("provider failed mid-stream: connection reset".into()),
+    });
+    insta::assert_snapshot!(screen(&mut a));
+}
+
+#[test]
+fn slash_popup_filters_with_extension_commands() {
+    let mut a = app(70, 16);
+    a.set_extension_commands(vec![CommandInfo {
+        name: "hello".into(),
+        description: "say hello".into(),
+        extension: Some("hello-ext".into()),
+    }]);
+    typ(&mut a, "/");
+    let all = screen(&mut a);
+    typ(&mut a, "h");
+    key(&mut a, KeyCode::Down, KeyModifiers::NONE);
+    let filtered = screen(&mut a);
+    insta::assert_snapshot!(format!("{all}\n=== /h, down ===\n{filtered}"));
+    let fx = key(&mut a, KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(
+        fx,
+        vec![Effect::Command {
+            name: "hello".into(),
+            args: String::new()
+        }]
+    );
+}
+
+#[test]
+fn help_lists_commands_and_keys() {
+    let mut a = app(80, 8);
+    typ(&mut a, "/help");
+    key(&mut a, KeyCode::Enter, KeyModifiers::NONE);
+    insta::assert_snapshot!(screen(&mut a));
+}
+
+#[test]
+fn notes_and_quit_confirmation() {
+    let mut a = app(60, 12);
+    a.agent(&AgentEvent::ExtNotify {
+        extension: "guard".into(),
+        level: "warn".into(),
+        message: "careful \u{1b}[2Jnow".into(),
+    });
+    let fx = key(&mut a, KeyCode::Char('c'), KeyModifiers::CONTROL);
+    assert!(fx.is_empty());
+    insta::assert_snapshot!(screen(&mut a));
+    let fx = key(&mut a, KeyCode::Char('c'), KeyModifiers::CONTROL);
+    assert_eq!(fx, vec![Effect::Quit]);
+}
+
+#[test]
+fn terminal_of_20x5_says_too_small() {
+    let mut a = app(20, 5);
+    typ(&mut a, "still typing works");
+    insta::assert_snapshot!(screen(&mut a));
+}
+
+#[test]
+fn a_megabyte_reply_on_one_line_renders_in_bounded_rows() {
+    let mut a = app(80, 24);
+    a.agent(&AgentEvent::AssistantStart);
+    let chunk = "abcdefghi ";
+    let mut rows = 0;
+    for _ in 0..100_000 {
+        a.agent(&AgentEvent::TextDelta {
+            delta: chunk.into(),
+        });
+        rows += a.transcript.take_rows().len();
+    }
+    let live = view::compose(&mut a, Instant::now());
+    assert!(live.rows.len() <= 24);
+    a.agent(&AgentEvent::Done);
+    rows += a.transcript.take_rows().len();
+    assert!(rows > 12_000, "{rows}");
+}
+
+#[test]
+fn esc_aborts_a_running_turn_and_ctrl_d_quits_on_empty_input() {
+    let mut a = app(60, 12);
+    a.enqueue("long".into());
+    assert_eq!(
+        key(&mut a, KeyCode::Esc, KeyModifiers::NONE),
+        vec![Effect::Abort]
+    );
+    typ(&mut a, "x");
+    assert!(key(&mut a, KeyCode::Char('d'), KeyModifiers::CONTROL).is_empty());
+    key(&mut a, KeyCode::Backspace, KeyModifiers::NONE);
+    assert_eq!(
+        key(&mut a, KeyCode::Char('d'), KeyModifiers::CONTROL),
+        vec![Effect::Quit]
+    );
+}
+
+#[test]
+fn pasting_10_mb_keeps_the_editor_bounded() {
+    let mut a = app(80, 24);
+    let big = "0123456789abcdef\n".repeat(10 * 1024 * 1024 / 17);
+    a.paste(&big);
+    let live = view::compose(&mut a, Instant::now());
+    assert!(live.rows.len() <= 24);
+    assert_eq!(a.editor.text().len(), big.len());
+}
