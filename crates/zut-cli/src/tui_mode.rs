@@ -50,6 +50,13 @@ impl Controller for ChannelController {
 
 /// Runs the interactive mode; returns the exit status.
 pub fn run(args: &GlobalArgs) -> i32 {
+    use std::io::IsTerminal;
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        return fail(
+            "the interactive mode needs a terminal on stdin and stdout; \
+             use -p, --stream or --json (see zut --help)",
+        );
+    }
     let setup = match setup::build(args) {
         Ok(s) => s,
         Err(e) => return fail(&format!("{e:#}")),

@@ -1,0 +1,327 @@
+//! The interactive TUI end to end: the real `zut` binary in a real tmux
+//! terminal against the local LLM server. Skipped with a message when tmux
+//! is missing, except under CI (`CI` set), where that is a failure.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use common::*;
+use zut_llm_server::{Block, Format, LlmServer, Script};
+
+static SESSIONS: AtomicUsize = AtomicUsize::new(0);
+
+fn have_tmux() -> bool {
+    let ok = Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "tmux is required under CI"
+        );
+        eprintln!("skipping: tmux is not installed");
+    }
+    ok
+}
+
+/// One tmux server (its own socket) running `zut` in a window.
+struct Tmux {
+    socket: String,
+    dir: PathBuf,
+}
+
+impl Tmux {
+    /// Starts `zut <args>` against `server` in a `w`x`h` terminal. The
+    /// wrapper prints `EXIT:<status>` when zut ends and its pid first.
+    fn start(env: &TestEnv, server: &LlmServer, args: &[&str], w: u16, h: u16) -> Self {
+        let n = SESSIONS.fetch_add(1, Ordering::SeqCst);
+        let socket = format!("zut-tui-{}-{n}", std::process::id());
+        let dir = env.home.join(format!("tmux-{n}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let bin = zut_test_support::workspace_bin("zut");
+        let mut cmd = format!(
+            "cd {} && exec sh -c 'echo $$ > \"$0\"; exec \"$@\"' {} env ZUT_HOME={} TERM=xterm-256color {} --provider anthropic --base-url {} --api-key sk-test --model test-model",
+            sh(&env.project),
+            sh(&dir.join("pid")),
+            sh(&env.home),
+            sh(&bin),
+            server.url()
+        );
+        for a in args {
+            cmd.push(' ');
+            cmd.push_str(&sh(Path::new(a)));
+        }
+        let script = dir.join("run.sh");
+        std::fs::write(
+            &script,
+            format!("#!/bin/sh\n( {cmd} ); echo \"EXIT:$?\"; sleep 60\n"),
+        )
+        .unwrap();
+        let ok = Command::new("tmux")
+            .args([
+                "-L",
+                &socket,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-s",
+                "t",
+            ])
+            .args(["-x", &w.to_string(), "-y", &h.to_string()])
+            .arg(format!("sh {}", sh(&script)))
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "tmux new-session");
+        Self { socket, dir }
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .args(["-L", &self.socket])
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// The visible screen.
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-t", "t"])
+    }
+
+    /// Screen and scrollback.
+    fn all(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-S", "-2000", "-t", "t"])
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "t"];
+        args.extend(keys);
+        self.tmux(&args);
+    }
+
+    /// Types literal text.
+    fn typ(&self, text: &str) {
+        self.tmux(&["send-keys", "-t", "t", "-l", text]);
+    }
+
+    /// Waits until the scrollback+screen contains `needle`.
+    fn wait_for(&self, needle: &str, secs: u64) -> String {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let s = self.all();
+            if s.contains(needle) {
+                return s;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {needle:?}; screen:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn pid(&self) -> u32 {
+        let p = self.dir.join("pid");
+        assert!(wait_until(5, || p.exists()));
+        std::fs::read_to_string(p).unwrap().trim().parse().unwrap()
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .status();
+    }
+}
+
+fn sh(p: &Path) -> String {
+    format!("'{}'", p.to_string_lossy().replace('\'', "'\\''"))
+}
+
+/// Waits for the first frame (the status bar).
+fn started(t: &Tmux) {
+    t.wait_for("(anthropic) test-model", 10);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn start_stream_popup_resize_and_quit() {
+    if !have_tmux() {
+        return;
+    }
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    server.push(
+        Script::anthropic_text(
+            "# Title\n\nHello from the **model**.\n\n```rust\nfn main() {}\n```\n\nBye.",
+        )
+        .delta_bytes(7),
+    );
+    let t = Tmux::start(&env, &server, &["--no-ext"], 80, 24);
+    started(&t);
+    t.typ("say hi");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("Bye.", 10);
+    assert!(s.contains("▌ say hi"), "{s}");
+    assert!(
+        s.contains("# Title") && s.contains("Hello from the model."),
+        "{s}"
+    );
+    assert!(s.contains("fn main() {}"), "{s}");
+    assert!(server.requests()[0].raw_body.contains("say hi"));
+    // The popup, filtered, then closed.
+    t.typ("/he");
+    let s = t.wait_for("/help", 5);
+    assert!(s.contains("show keys and commands"), "{s}");
+    t.keys(&["Escape"]);
+    t.keys(&["C-u"]);
+    // Resize: the live area is redrawn at the new width.
+    t.tmux(&["resize-window", "-t", "t", "-x", "50", "-y", "15"]);
+    t.typ("abc");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !t.screen().lines().any(|l| l.starts_with("▌ abc")) {
+        assert!(Instant::now() < deadline, "{}", t.screen());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(t.screen().contains("(anthropic) test-model"));
+    // Ctrl+C clears, a second Ctrl+C within two seconds quits.
+    t.keys(&["C-c"]);
+    t.keys(&["C-c"]);
+    t.wait_for("press Ctrl+C again", 5);
+    t.keys(&["C-c"]);
+    t.wait_for("EXIT:0", 5);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tool_call_output_is_sanitized_and_boxed() {
+    if !have_tmux() {
+        return;
+    }
+    let env = TestEnv::new();
+    std::fs::write(env.project.join("bad.txt"), b"ok \xff\xfe bytes\n").unwrap();
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_tool_call(
+        "c1",
+        "bash",
+        r#"{"command":"printf 'esc\\033[31mRED\\033[0m\\033]0;title\\007 bell\\a done\\n'; seq 1 30","timeout":5}"#,
+    ));
+    server.push(Script::anthropic_tool_call(
+        "c2",
+        "read",
+        r#"{"path":"bad.txt"}"#,
+    ));
+    server.push(Script::anthropic_text("All done."));
+    let t = Tmux::start(&env, &server, &["--no-ext", "run it"], 80, 30);
+    let s = t.wait_for("All done.", 15);
+    assert!(s.contains("┌─ bash printf"), "{s}");
+    assert!(s.contains("escRED bell done"), "{s}");
+    assert!(s.contains("ctrl+o to expand"), "{s}");
+    assert!(s.contains("┌─ read bad.txt"), "{s}");
+    assert!(s.contains("ok"), "{s}");
+    // The terminal's title was not changed by the tool's OSC sequence.
+    let title = t.tmux(&["display-message", "-p", "-t", "t", "#{pane_title}"]);
+    assert!(!title.contains("title"), "{title}");
+    // Ctrl+O prints the whole output.
+    t.keys(&["C-o"]);
+    t.wait_for("│ 30", 5);
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT:0", 5);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn esc_stops_a_long_stream_and_a_failing_provider_is_shown() {
+    if !have_tmux() {
+        return;
+    }
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    let long = "word ".repeat(20_000);
+    server.push(
+        Script::anthropic_text(long)
+            .delta_bytes(5)
+            .event_delay_ms(20),
+    );
+    server.push(
+        Script::anthropic_text("partial answer that never ends properly")
+            .delta_bytes(5)
+            .cut_after(6),
+    );
+    let t = Tmux::start(&env, &server, &["--no-ext", "talk"], 80, 24);
+    t.wait_for("word word", 10);
+    let before = Instant::now();
+    t.keys(&["Escape"]);
+    t.wait_for("aborted", 5);
+    assert!(before.elapsed() < Duration::from_secs(5));
+    t.typ("again");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("✗", 15);
+    assert!(s.contains("partial"), "{s}");
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT:0", 5);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_megabyte_reply_on_one_line_is_fully_shown() {
+    if !have_tmux() {
+        return;
+    }
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    let mut text = "x".repeat(1024 * 1024);
+    text.push_str(" THE-END");
+    server.push(Script::reply(Format::Anthropic, vec![Block::text(text)]).delta_bytes(10));
+    let t = Tmux::start(&env, &server, &["--no-ext", "big"], 80, 24);
+    t.wait_for("THE-END", 120);
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT:0", 5);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_10_mb_paste_and_sighup() {
+    if !have_tmux() {
+        return;
+    }
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    let t = Tmux::start(&env, &server, &["--no-ext"], 80, 24);
+    started(&t);
+    let paste = t.dir.join("paste.txt");
+    let mut big = "p".repeat(10 * 1024 * 1024);
+    big.push_str("TAIL");
+    std::fs::write(&paste, big).unwrap();
+    t.tmux(&["load-buffer", "-b", "big", &paste.to_string_lossy()]);
+    t.tmux(&["paste-buffer", "-p", "-b", "big", "-t", "t"]);
+    t.wait_for("pppTAIL", 120);
+    // Still responsive: Ctrl+C clears the input.
+    t.keys(&["C-c"]);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while t.screen().contains("TAIL") {
+        assert!(Instant::now() < deadline, "{}", t.screen());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Losing the terminal: zut exits with 128 + SIGHUP.
+    send_signal(t.pid(), "HUP");
+    t.wait_for("EXIT:129", 10);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tiny_terminal_says_too_small() {
+    if !have_tmux() {
+        return;
+    }
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    let t = Tmux::start(&env, &server, &["--no-ext"], 20, 5);
+    t.wait_for("too small: 20x5", 10);
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT:0", 5);
+}
