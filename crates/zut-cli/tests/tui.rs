@@ -182,7 +182,13 @@ async fn start_stream_popup_resize_and_quit() {
     t.typ("/he");
     let s = t.wait_for("/help", 5);
     assert!(s.contains("show keys and commands"), "{s}");
+    // (A key sent right after Esc would arrive as Alt+key: wait.)
     t.keys(&["Escape"]);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while t.screen().contains("show keys and commands") {
+        assert!(Instant::now() < deadline, "{}", t.screen());
+        std::thread::sleep(Duration::from_millis(50));
+    }
     t.keys(&["C-u"]);
     // Resize: the live area is redrawn at the new width.
     t.tmux(&["resize-window", "-t", "t", "-x", "50", "-y", "15"]);
