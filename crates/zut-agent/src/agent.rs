@@ -80,6 +80,11 @@ impl Agent {
         &self.activated
     }
 
+    /// The configuration.
+    pub fn config(&self) -> &AgentConfig {
+        &self.config
+    }
+
     /// The configuration, to adjust between prompts (for example the
     /// enabled built-in tools or `max_steps`).
     pub fn config_mut(&mut self) -> &mut AgentConfig {
@@ -124,6 +129,21 @@ impl Agent {
         }
         self.reload_skills();
         crate::skills::expand_command(Some(&self.skills), text)
+    }
+
+    /// Replaces the provider (a model change between prompts; the
+    /// transcript is kept).
+    pub fn set_provider(&mut self, provider: Provider) {
+        self.provider = provider;
+    }
+
+    /// Drops the conversation: the transcript, the activated deferred tools
+    /// and the tool attributions. The configuration and an attached session
+    /// stay as they are.
+    pub fn clear(&mut self) {
+        self.transcript.clear();
+        self.activated.clear();
+        self.tool_owners.clear();
     }
 
     /// Runs one user prompt to completion, emitting events to `sink`.

@@ -5,6 +5,7 @@
 use serde::Serialize;
 use serde_json::Value;
 use zut_ext_host::{UiEvent, UiKind};
+use zut_protocol::PanelContent;
 
 use crate::transcript::JsonBlock;
 
@@ -219,6 +220,50 @@ pub enum AgentEvent {
         /// Manifest name.
         extension: String,
     },
+    /// Opt-in (`ext_ui`): an extension opened (or replaced) its panel.
+    ExtPanelOpen {
+        /// Manifest name.
+        extension: String,
+        /// The panel: `id`, `title`, `lines`, `footer`.
+        panel: PanelContent,
+    },
+    /// Opt-in (`ext_ui`): redraw of an open panel.
+    ExtPanelRender {
+        /// Manifest name.
+        extension: String,
+        /// Panel id.
+        panel_id: String,
+        /// New title (empty keeps the old one).
+        title: String,
+        /// New lines.
+        lines: Vec<String>,
+        /// New footer.
+        footer: String,
+    },
+    /// Opt-in (`ext_ui`): the extension closed its panel.
+    ExtPanelClose {
+        /// Manifest name.
+        extension: String,
+        /// Panel id.
+        panel_id: String,
+    },
+    /// Opt-in (`ext_ui`): the extension asks the front end to submit a
+    /// prompt (`submit`) or run a slash command line (`submit_slash`,
+    /// `text` starts with `/`).
+    ExtSubmit {
+        /// Manifest name.
+        extension: String,
+        /// Prompt text or slash command line.
+        text: String,
+    },
+    /// Opt-in (`commands`): a command's `insert` action: text for the
+    /// client's input box.
+    ExtInsert {
+        /// Manifest name.
+        extension: String,
+        /// Text to insert.
+        text: String,
+    },
 }
 
 /// Token counts for the `usage` event.
@@ -312,6 +357,40 @@ impl AgentEvent {
             out.truncate(start);
             out.extend_from_slice(self.to_json().as_bytes());
         }
+    }
+
+    /// The `ext_*` event for any extension UI frame, including the opt-in
+    /// ones the Go protocol has no place for (`ext_panel_open`,
+    /// `ext_panel_render`, `ext_panel_close`, `ext_submit`).
+    pub fn from_ui_extended(ev: &UiEvent) -> Option<Self> {
+        let extension = ev.extension.clone();
+        Some(match &ev.kind {
+            UiKind::Submit { text } | UiKind::SubmitSlash { text } => Self::ExtSubmit {
+                extension,
+                text: text.clone(),
+            },
+            UiKind::OpenPanel(panel) => Self::ExtPanelOpen {
+                extension,
+                panel: panel.clone(),
+            },
+            UiKind::PanelRender {
+                panel_id,
+                title,
+                lines,
+                footer,
+            } => Self::ExtPanelRender {
+                extension,
+                panel_id: panel_id.clone(),
+                title: title.clone(),
+                lines: lines.clone(),
+                footer: footer.clone(),
+            },
+            UiKind::PanelClose { panel_id } => Self::ExtPanelClose {
+                extension,
+                panel_id: panel_id.clone(),
+            },
+            _ => return Self::from_ui(ev),
+        })
     }
 
     /// The `ext_*` event for an extension UI frame, or `None` for frames

@@ -8,6 +8,7 @@
 mod agent;
 pub mod compaction;
 pub mod config;
+pub mod controller;
 pub mod event;
 pub mod outcome;
 pub mod session_bridge;
@@ -22,6 +23,7 @@ pub mod transcript;
 pub use agent::{stop_name, Agent, EventSink};
 pub use compaction::CompactionConfig;
 pub use config::AgentConfig;
+pub use controller::{Controller, ControllerEvent, EventStream};
 pub use event::{AgentEvent, UsageCounts, UsageEvent};
 pub use outcome::PromptOutcome;
 pub use session_bridge::{AgentSession, STATE_NOT_PERSISTED};

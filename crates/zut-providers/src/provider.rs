@@ -7,7 +7,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::anthropic;
-use crate::assemble::{Assembler, Emit};
+use crate::assemble::Assembler;
 use crate::config::ProviderConfig;
 use crate::decode::{Decoder, Flow};
 use crate::error::{error_body_message, redact, status_retryable, ProviderError};
@@ -197,7 +197,7 @@ impl Provider {
         body: &bytes::Bytes,
         cancel: &CancellationToken,
         asm: &mut Assembler,
-        emit: &mut Emit<'_>,
+        emit: &mut (dyn FnMut(StreamEvent) + Send + '_),
     ) -> Result<(), Failure> {
         let provider = self.config.provider.as_str();
         let idle = self.config.idle_timeout;
@@ -362,7 +362,7 @@ impl Provider {
         parser: &mut SseParser,
         decoder: &mut Decoder,
         asm: &mut Assembler,
-        emit: &mut Emit<'_>,
+        emit: &mut (dyn FnMut(StreamEvent) + Send + '_),
     ) -> Result<(), Failure> {
         let provider = self.config.provider.as_str();
         while let Some(event) = parser.drain_ref() {

@@ -1,0 +1,147 @@
+//! Slash commands through the controller: the built-ins a headless front
+//! end can run, and extension commands with their actions.
+
+use zut_ext_host::{UiEvent, UiKind};
+use zut_protocol::PanelContent;
+use zut_providers::Part;
+
+use super::{Controller, ControllerEvent, JobHandle};
+use crate::event::AgentEvent;
+
+/// What a command did.
+#[derive(Debug)]
+pub enum CommandOutcome {
+    /// A job was queued: a `prompt` action, `/compact`, `/reload-ext`.
+    Queued(JobHandle),
+    /// `display`: the text was also pushed as `ext_display`.
+    Display {
+        /// Owner.
+        extension: String,
+        /// Text.
+        text: String,
+    },
+    /// `insert`: the text was also pushed as `ext_insert`.
+    Insert {
+        /// Owner.
+        extension: String,
+        /// Text.
+        text: String,
+    },
+    /// `open_panel`: the panel was also pushed as a UI `open_panel` frame.
+    OpenPanel {
+        /// Owner.
+        extension: String,
+        /// The panel.
+        panel: PanelContent,
+    },
+    /// A built-in that changed a setting, with a short confirmation.
+    Done(String),
+    /// `noop`.
+    Noop,
+}
+
+/// Built-in commands the controller runs itself.
+pub const CONTROLLER_COMMANDS: &[&str] = &["clear", "compact", "model", "reasoning", "reload-ext"];
+
+impl Controller {
+    /// Runs `/name args`: a built-in of [`CONTROLLER_COMMANDS`] or an
+    /// extension command (waiting up to 30 s for its reply). A queued
+    /// job carries `tag`. Errors are the texts to show.
+    pub async fn command(
+        &self,
+        name: &str,
+        args: &str,
+        tag: Option<String>,
+    ) -> Result<CommandOutcome, String> {
+        let name = name.trim().trim_start_matches('/').to_ascii_lowercase();
+        let args = args.trim();
+        match name.as_str() {
+            "clear" => {
+                self.clear();
+                return Ok(CommandOutcome::Done("conversation cleared".into()));
+            }
+            "compact" => {
+                let instructions = Some(args.to_string()).filter(|s| !s.is_empty());
+                return Ok(CommandOutcome::Queued(self.compact(instructions, tag)));
+            }
+            "model" if !args.is_empty() => {
+                return self
+                    .set_model(args)
+                    .map(|m| CommandOutcome::Done(format!("model: {m}")));
+            }
+            "reasoning" if !args.is_empty() => {
+                return self.set_reasoning(args).map(|r| {
+                    CommandOutcome::Done(format!(
+                        "reasoning: {}",
+                        if r.is_empty() { "off" } else { r.as_str() }
+                    ))
+                });
+            }
+            "reload-ext" => return Ok(CommandOutcome::Queued(self.reload_extensions(tag))),
+            _ => {}
+        }
+        let host = self.host.as_ref().ok_or_else(|| unknown(&name, &[]))?;
+        if !host.has_command(&name) {
+            let known: Vec<String> = host.commands().into_iter().map(|c| c.name).collect();
+            return Err(unknown(&name, &known));
+        }
+        let reply = host
+            .invoke_command(&name, args)
+            .await
+            .map_err(|e| e.to_string())?;
+        let r = reply.response;
+        let extension = reply.extension;
+        if !r.error.is_empty() {
+            return Err(format!("/{} ({extension}): {}", reply.command, r.error));
+        }
+        Ok(match r.action.as_str() {
+            "prompt" => {
+                CommandOutcome::Queued(self.prompt(vec![Part::Text { text: r.prompt }], tag))
+            }
+            "display" => {
+                self.push(ControllerEvent::Agent(AgentEvent::ExtDisplay {
+                    extension: extension.clone(),
+                    text: r.display.clone(),
+                }));
+                CommandOutcome::Display {
+                    extension,
+                    text: r.display,
+                }
+            }
+            "insert" => {
+                self.push(ControllerEvent::Agent(AgentEvent::ExtInsert {
+                    extension: extension.clone(),
+                    text: r.insert.clone(),
+                }));
+                CommandOutcome::Insert {
+                    extension,
+                    text: r.insert,
+                }
+            }
+            "open_panel" => {
+                let panel = r.open_panel.unwrap_or_default();
+                self.push(ControllerEvent::Ui(UiEvent {
+                    extension: extension.clone(),
+                    kind: UiKind::OpenPanel(panel.clone()),
+                }));
+                CommandOutcome::OpenPanel { extension, panel }
+            }
+            "" | "noop" => CommandOutcome::Noop,
+            other => {
+                return Err(format!(
+                    "/{} ({extension}): unknown action {other:?}",
+                    reply.command
+                ))
+            }
+        })
+    }
+}
+
+fn unknown(name: &str, known: &[String]) -> String {
+    let mut all: Vec<String> = CONTROLLER_COMMANDS
+        .iter()
+        .map(|c| format!("/{c}"))
+        .collect();
+    all.extend(known.iter().map(|c| format!("/{c}")));
+    format!("unknown command /{name} (available: {})", all.join(", "))
+}

@@ -1,0 +1,268 @@
+//! The conversation controller: one long-lived conversation driven by a
+//! front end (RPC, ACP, the TUI).
+//!
+//! A [`Controller`] owns an [`Agent`] on a worker task and gives front ends
+//! a small, non-blocking API: queue prompts and compactions (strict FIFO,
+//! one runs at a time), abort the running one, read the state, clear the
+//! conversation, change model and reasoning, run slash commands, reload
+//! extensions and talk to extension panels. Everything that happens comes
+//! out of one ordered [`EventStream`]: agent events, extension UI frames and
+//! job start/finish markers.
+
+mod commands;
+mod events;
+mod jobs;
+pub mod models;
+mod shared;
+mod state;
+mod worker;
+
+use std::sync::Arc;
+
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use zut_ext_host::{ExtensionHost, UiReceiver};
+use zut_providers::{Message, Part, Provider};
+
+pub use commands::{CommandOutcome, CONTROLLER_COMMANDS};
+pub use events::{ControllerEvent, EventStream, COALESCE_AFTER};
+pub use jobs::{JobHandle, JobId, JobKind, JobOutcome, ReloadSummary};
+pub use models::ModelInfo;
+pub use state::{level_name, parse_level, State, REASONING_LEVELS};
+
+use crate::agent::Agent;
+use events::EventQueue;
+use jobs::{Job, Work};
+use shared::Shared;
+
+/// Handle to a running conversation. Cheap to clone; every clone drives
+/// the same conversation. Must be created inside a tokio runtime.
+#[derive(Clone)]
+pub struct Controller {
+    shared: Arc<Shared>,
+    events: EventQueue,
+    host: Option<Arc<ExtensionHost>>,
+    worker: Arc<std::sync::Mutex<Option<JoinHandle<Agent>>>>,
+}
+
+impl Controller {
+    /// Starts the worker for `agent`. `ui` (the receiving end of the
+    /// channel given to [`ExtensionHost::start`]) is drained into the event
+    /// stream; pass `None` when the front end drains it itself.
+    pub fn new(agent: Agent, ui: Option<UiReceiver>) -> (Self, EventStream) {
+        let reasoning = level_name(agent.config().reasoning).to_string();
+        let shared = Arc::new(Shared::new(&agent, reasoning));
+        let events = EventQueue::new(1 + usize::from(ui.is_some()));
+        let host = agent.host().cloned();
+        if let Some(mut rx) = ui {
+            let q = events.clone();
+            tokio::spawn(async move {
+                while let Some(ev) = rx.recv().await {
+                    q.push_waiting(ControllerEvent::Ui(ev)).await;
+                }
+                q.producer_done();
+            });
+        }
+        let worker = tokio::spawn(worker::run(agent, shared.clone(), events.clone()));
+        let stream = EventStream::new(events.clone());
+        (
+            Self {
+                shared,
+                events,
+                host,
+                worker: Arc::new(std::sync::Mutex::new(Some(worker))),
+            },
+            stream,
+        )
+    }
+
+    fn enqueue(&self, work: Work, tag: Option<String>, front: bool) -> JobHandle {
+        let (done, rx) = oneshot::channel();
+        let id = {
+            let mut st = self.shared.lock();
+            let id = st.next_id;
+            st.next_id += 1;
+            let job = Job {
+                id,
+                tag,
+                work,
+                done,
+            };
+            if st.closed {
+                let _ = job.done.send(JobOutcome::Dropped);
+            } else if front {
+                st.queue.push_front(job);
+            } else {
+                st.queue.push_back(job);
+            }
+            id
+        };
+        self.shared.wake.notify_one();
+        JobHandle::new(id, rx)
+    }
+
+    /// Queues a user prompt (text and images). It runs after every job
+    /// queued before it; its events follow a
+    /// [`ControllerEvent::JobStarted`] carrying `tag`.
+    pub fn prompt(&self, content: Vec<Part>, tag: Option<String>) -> JobHandle {
+        self.enqueue(Work::Prompt(content), tag, false)
+    }
+
+    /// Queues a compaction (`instructions` are appended to the summary
+    /// prompt). Ends with `compact_done` or `error`, without `done`.
+    pub fn compact(&self, instructions: Option<String>, tag: Option<String>) -> JobHandle {
+        self.enqueue(Work::Compact(instructions), tag, false)
+    }
+
+    /// Reloads the extensions (protocol.md §14): the running job is
+    /// aborted, then the reload runs before any queued job.
+    pub fn reload_extensions(&self, tag: Option<String>) -> JobHandle {
+        self.abort();
+        self.enqueue(Work::Reload, tag, true)
+    }
+
+    /// Cancels the running prompt or compaction, if any (queued jobs stay).
+    /// Returns whether something was running. `busy` is false from now on.
+    pub fn abort(&self) -> bool {
+        let mut st = self.shared.lock();
+        st.busy = false;
+        match &st.running {
+            Some((_, cancel)) => {
+                cancel.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The current state.
+    pub fn state(&self) -> State {
+        let st = self.shared.lock();
+        State {
+            provider: st.provider_name.clone(),
+            model: st.model.clone(),
+            reasoning: st.reasoning.clone(),
+            busy: st.busy,
+            message_count: st.messages.len(),
+            usage: st.usage,
+            queued: st.queue.len(),
+        }
+    }
+
+    /// The transcript as of the last job boundary (or empty after
+    /// [`Controller::clear`]).
+    pub fn messages(&self) -> Arc<Vec<Message>> {
+        self.shared.lock().messages.clone()
+    }
+
+    /// Drops the conversation. Applied to the agent before the next job
+    /// (a running job finishes on the old transcript); the state and
+    /// [`Controller::messages`] show it at once.
+    pub fn clear(&self) {
+        {
+            let mut st = self.shared.lock();
+            st.pending.clear = true;
+            st.messages = Arc::new(Vec::new());
+        }
+        self.shared.wake.notify_one();
+    }
+
+    /// Switches to `model` of the current provider (from the next job on).
+    /// Errors: a model the catalogue does not know, or a client that cannot
+    /// be built.
+    pub fn set_model(&self, model: &str) -> Result<String, String> {
+        let model = model.trim();
+        let mut st = self.shared.lock();
+        models::check(&st.provider_name, &st.model, model)?;
+        let base = match &st.pending.provider {
+            Some(p) => p.config().clone(),
+            None => self.shared.base.clone(),
+        };
+        let mut config = base;
+        config.model = model.to_string();
+        let provider = Provider::new(config).map_err(|e| e.to_string())?;
+        st.pending.provider = Some(provider);
+        st.model = model.to_string();
+        drop(st);
+        self.shared.wake.notify_one();
+        Ok(model.to_string())
+    }
+
+    /// Sets the reasoning level (`off`, `minimum`, `low`, `medium`, `high`,
+    /// `xhigh`, `max`); returns the normalised name (`""` for off).
+    pub fn set_reasoning(&self, level: &str) -> Result<String, String> {
+        let (name, effort) = parse_level(level)?;
+        {
+            let mut st = self.shared.lock();
+            st.pending.reasoning = Some(effort);
+            st.reasoning = name.clone();
+        }
+        self.shared.wake.notify_one();
+        Ok(name)
+    }
+
+    /// The models of the current provider.
+    pub fn models(&self) -> Vec<ModelInfo> {
+        let st = self.shared.lock();
+        models::models(&st.provider_name, &st.model)
+    }
+
+    /// The extension host, if extensions are loaded.
+    pub fn host(&self) -> Option<&Arc<ExtensionHost>> {
+        self.host.as_ref()
+    }
+
+    /// Forwards a key to an extension's panel (`panel_key` frame).
+    pub fn panel_key(&self, extension: &str, panel_id: &str, key: &str, text: &str) {
+        if let Some(h) = &self.host {
+            h.panel_key(extension, panel_id, key, text);
+        }
+    }
+
+    /// Tells an extension its panel was closed (`panel_close` frame).
+    pub fn panel_close(&self, extension: &str, panel_id: &str) {
+        if let Some(h) = &self.host {
+            h.panel_close(extension, panel_id);
+        }
+    }
+
+    /// Waits until no job runs and none is queued.
+    pub async fn wait_idle(&self) {
+        loop {
+            let idle = self.shared.idle.notified();
+            {
+                let st = self.shared.lock();
+                if st.queue.is_empty() && st.running.is_none() {
+                    return;
+                }
+            }
+            idle.await;
+        }
+    }
+
+    /// Lets every queued job finish and stops the worker; returns the agent
+    /// (to close its session or inspect it). The event stream ends once,
+    /// in addition, the extension UI channel is closed (every clone of the
+    /// host dropped, after `ExtensionHost::shutdown`), so extensions'
+    /// last frames (`ext_chrome_clear`) still come through.
+    /// Jobs queued afterwards end as [`JobOutcome::Dropped`].
+    pub async fn shutdown(&self) -> Option<Agent> {
+        self.wait_idle().await;
+        self.shared.lock().closed = true;
+        self.shared.wake.notify_one();
+        let worker = self.worker.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let agent = match worker {
+            Some(w) => w.await.ok(),
+            None => None,
+        };
+        if agent.is_some() {
+            self.events.producer_done();
+        }
+        agent
+    }
+
+    /// Pushes an event into the stream (commands' `display`/`insert`).
+    pub(crate) fn push(&self, ev: ControllerEvent) {
+        self.events.push(ev);
+    }
+}

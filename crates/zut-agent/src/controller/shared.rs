@@ -1,0 +1,95 @@
+//! State shared between the [`super::Controller`] handles and the worker.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+use zut_providers::{Message, Provider, Reasoning};
+
+use super::jobs::{Job, JobId};
+use crate::agent::Agent;
+use crate::event::UsageCounts;
+
+/// Settings changed by the front end, applied by the worker before the
+/// next job (the running one keeps what it started with).
+#[derive(Default)]
+pub(crate) struct Pending {
+    pub(crate) clear: bool,
+    pub(crate) provider: Option<Provider>,
+    pub(crate) reasoning: Option<Reasoning>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) queue: VecDeque<Job>,
+    pub(crate) next_id: JobId,
+    pub(crate) running: Option<(JobId, CancellationToken)>,
+    pub(crate) busy: bool,
+    pub(crate) closed: bool,
+    pub(crate) pending: Pending,
+    pub(crate) provider_name: String,
+    pub(crate) model: String,
+    pub(crate) reasoning: String,
+    pub(crate) usage: UsageCounts,
+    pub(crate) messages: Arc<Vec<Message>>,
+}
+
+impl Inner {
+    /// Applies pending settings to the agent; whether anything changed.
+    pub(crate) fn apply_pending(&mut self, agent: &mut Agent) -> bool {
+        let p = std::mem::take(&mut self.pending);
+        let changed = p.clear || p.provider.is_some() || p.reasoning.is_some();
+        if p.clear {
+            agent.clear();
+        }
+        if let Some(provider) = p.provider {
+            agent.set_provider(provider);
+        }
+        if let Some(r) = p.reasoning {
+            agent.config_mut().reasoning = r;
+        }
+        changed
+    }
+
+    /// Takes a new snapshot of the transcript.
+    pub(crate) fn refresh(&mut self, agent: &Agent) {
+        self.messages = Arc::new(agent.transcript().to_vec());
+    }
+}
+
+pub(crate) struct Shared {
+    state: Mutex<Inner>,
+    /// The provider configuration the conversation started with.
+    pub(crate) base: zut_providers::ProviderConfig,
+    /// Wakes the worker (new job, settings change, close).
+    pub(crate) wake: Notify,
+    /// Signalled when the worker has nothing left to do.
+    pub(crate) idle: Notify,
+}
+
+impl Shared {
+    pub(crate) fn new(agent: &Agent, reasoning: String) -> Self {
+        Self {
+            base: agent.provider().config().clone(),
+            state: Mutex::new(Inner {
+                queue: VecDeque::new(),
+                next_id: 1,
+                running: None,
+                busy: false,
+                closed: false,
+                pending: Pending::default(),
+                provider_name: agent.provider().name().to_string(),
+                model: agent.provider().model().to_string(),
+                reasoning,
+                usage: UsageCounts::default(),
+                messages: Arc::new(agent.transcript().to_vec()),
+            }),
+            wake: Notify::new(),
+            idle: Notify::new(),
+        }
+    }
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}

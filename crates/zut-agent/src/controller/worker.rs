@@ -1,0 +1,105 @@
+//! The worker task: owns the [`Agent`] and runs queued jobs one at a time,
+//! in order, applying settings changes between jobs.
+
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use super::events::{ControllerEvent, EventQueue};
+use super::jobs::{Job, JobOutcome, ReloadSummary, Work};
+use super::shared::Shared;
+use crate::agent::Agent;
+use crate::event::AgentEvent;
+
+/// Runs jobs until the controller shuts down and the queue is empty;
+/// returns the agent.
+pub(crate) async fn run(mut agent: Agent, shared: Arc<Shared>, events: EventQueue) -> Agent {
+    loop {
+        let wake = shared.wake.notified();
+        let next = {
+            let mut st = shared.lock();
+            if st.apply_pending(&mut agent) {
+                st.refresh(&agent);
+            }
+            match st.queue.pop_front() {
+                Some(job) => {
+                    let cancel = CancellationToken::new();
+                    st.running = Some((job.id, cancel.clone()));
+                    st.busy = true;
+                    Some((job, cancel))
+                }
+                None if st.closed => break,
+                None => None,
+            }
+        };
+        let Some((job, cancel)) = next else {
+            shared.idle.notify_waiters();
+            wake.await;
+            continue;
+        };
+        let Job {
+            id,
+            tag,
+            work,
+            done,
+        } = job;
+        events.push(ControllerEvent::JobStarted {
+            job: id,
+            kind: work.kind(),
+            tag,
+        });
+        let outcome = run_job(&mut agent, work, &cancel, &shared, &events).await;
+        {
+            let mut st = shared.lock();
+            st.running = None;
+            st.busy = false;
+            st.refresh(&agent);
+        }
+        events.push(ControllerEvent::JobFinished { job: id });
+        let _ = done.send(outcome);
+    }
+    // Jobs queued after the close never run.
+    let left: Vec<Job> = shared.lock().queue.drain(..).collect();
+    for job in left {
+        let _ = job.done.send(JobOutcome::Dropped);
+    }
+    shared.idle.notify_waiters();
+    agent
+}
+
+async fn run_job(
+    agent: &mut Agent,
+    work: Work,
+    cancel: &CancellationToken,
+    shared: &Arc<Shared>,
+    events: &EventQueue,
+) -> JobOutcome {
+    let mut sink = |ev: AgentEvent| {
+        if let AgentEvent::Usage(u) = &ev {
+            shared.lock().usage.add(&u.this);
+        }
+        events.push(ControllerEvent::Agent(ev));
+    };
+    match work {
+        Work::Prompt(parts) => JobOutcome::Prompt(agent.prompt(parts, cancel, &mut sink).await),
+        Work::Compact(instructions) => JobOutcome::Compact(
+            agent
+                .compact(instructions.as_deref(), cancel, &mut sink)
+                .await,
+        ),
+        Work::Reload => {
+            let Some(host) = agent.host().cloned() else {
+                return JobOutcome::Reload(ReloadSummary::default());
+            };
+            let mut host = (*host).clone();
+            let report = host.reload().await;
+            host.rebuild_tools();
+            JobOutcome::Reload(ReloadSummary {
+                stopped: report.stopped,
+                loaded: report.loaded,
+                ready: report.ready,
+                errors: report.errors.iter().map(|e| e.to_string()).collect(),
+            })
+        }
+    }
+}
