@@ -48,7 +48,8 @@ class Ext:
         self.stderr = b""
         self.script_path: Optional[str] = None
         threading.Thread(target=self._pump, daemon=True).start()
-        threading.Thread(target=self._pump_err, daemon=True).start()
+        self._err_thread = threading.Thread(target=self._pump_err, daemon=True)
+        self._err_thread.start()
 
     @classmethod
     def script(cls, source: str) -> "Ext":
@@ -107,7 +108,10 @@ class Ext:
         return [hello] + self.recv_until("ready")
 
     def wait(self, timeout: float = TIMEOUT) -> int:
-        return self.proc.wait(timeout)
+        """Waits for the exit status; stderr is complete afterwards."""
+        code = self.proc.wait(timeout)
+        self._err_thread.join(timeout)
+        return code
 
     def kill(self) -> None:
         if self.proc.poll() is None:

@@ -23,7 +23,8 @@ export class Ext {
     this.waiters = [];
     this.closed = false;
     this.stderr = "";
-    this.exit = new Promise((resolve) => this.proc.on("exit", (code) => resolve(code)));
+    // "close" fires after the exit and the end of stdout/stderr, so stderr is complete.
+    this.exit = new Promise((resolve) => this.proc.on("close", (code) => resolve(code)));
     let buf = "";
     this.proc.stdout.setEncoding("utf8");
     this.proc.stdout.on("data", (chunk) => {
