@@ -69,11 +69,9 @@ pub struct HostConfig {
     pub builtin_tools: Vec<String>,
     /// Whether a session persists extension state (`details`).
     pub persist_state: bool,
-    /// The session known before any extension starts: sent in
-    /// `hello_ack.session` and remembered for session events.
-    pub session: Option<zut_protocol::SessionInfo>,
-    /// Extension state snapshots restored from that session, by manifest
-    /// name (each extension only ever receives its own).
+    /// Extension state snapshots restored from the session being opened,
+    /// by manifest name (each extension only ever receives its own, in the
+    /// session events the embedder emits).
     pub states: std::collections::HashMap<String, serde_json::Value>,
     /// Timers.
     pub timeouts: Timeouts,
@@ -93,7 +91,6 @@ impl HostConfig {
             builtin_commands: Vec::new(),
             builtin_tools: Vec::new(),
             persist_state: false,
-            session: None,
             states: std::collections::HashMap::new(),
             timeouts: Timeouts::default(),
         }

@@ -36,7 +36,7 @@ impl Shared {
     pub fn new(config: HostConfig, ui: UiSender) -> Self {
         let registry = Registry::new(&config.builtin_commands, &config.builtin_tools);
         let memory = SessionMemory {
-            session: config.session.clone(),
+            session: None,
             last_event: None,
             states: config.states.clone(),
         };

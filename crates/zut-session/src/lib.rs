@@ -29,8 +29,8 @@ pub use message::{Block, Role, SessionMessage};
 pub use open::{open, Choice, Opened};
 pub use paths::{cwd_hash, file_name, list_files, read_id, resolve, sessions_dir, sessions_root};
 pub use read::{
-    for_each_row, read, read_with, ReadOptions, Snapshot, States, UsageCheckpoint, MAX_ROW_BYTES,
-    MAX_STATE_BYTES,
+    for_each_row, read, read_from, read_with, ReadOptions, Snapshot, States, UsageCheckpoint,
+    MAX_ROW_BYTES, MAX_STATE_BYTES,
 };
 pub use repair::{drop_orphan_results, repair, Repaired, ABORTED_RESULT};
 pub use row::{Meta, Row, Usage, WHOLE_COPY_META};

@@ -121,8 +121,13 @@ pub fn read(path: &Path) -> Result<Snapshot> {
 /// torn (a previous run was killed while writing it).
 pub fn read_with(path: &Path, opts: ReadOptions) -> Result<Snapshot> {
     let file = File::open(path).map_err(|e| SessionError::io(path, "opening", e))?;
+    read_from(path, file, opts)
+}
+
+/// Like [`read_with`], from any reader (`path` names it in errors).
+pub fn read_from<R: Read>(path: &Path, reader: R, opts: ReadOptions) -> Result<Snapshot> {
     let mut state = ReadState::new(opts);
-    let ends_with_newline = for_each_row(path, file, |line_no, row| state.apply(line_no, row))?;
+    let ends_with_newline = for_each_row(path, reader, |line_no, row| state.apply(line_no, row))?;
     Ok(state.finish(path.to_path_buf(), ends_with_newline))
 }
 

@@ -80,12 +80,13 @@ pub fn run(args: GlobalArgs, mode: Mode) -> i32 {
             Err(e) => return fail(&e),
         },
     };
+    // `hello_ack.session` stays absent at start-up (protocol.md §5.2: the
+    // session is announced after the extensions started).
+    let info = opened
+        .as_ref()
+        .map(|o| zut_agent::session_bridge::session_info(o.writer.path(), o.writer.meta()));
     if let Some(o) = &opened {
         setup.host.persist_state = true;
-        setup.host.session = Some(zut_agent::session_bridge::session_info(
-            o.writer.path(),
-            o.writer.meta(),
-        ));
         if let Some(snap) = &o.snapshot {
             setup.host.states = snap
                 .states
@@ -101,7 +102,7 @@ pub fn run(args: GlobalArgs, mode: Mode) -> i32 {
         Ok(rt) => rt,
         Err(e) => return fail(&format!("starting the runtime: {e}")),
     };
-    rt.block_on(run_prompt(setup, mode, text, args.stats, opened))
+    rt.block_on(run_prompt(setup, mode, text, args.stats, opened, info))
 }
 
 fn fail(msg: &str) -> i32 {
@@ -115,6 +116,7 @@ async fn run_prompt(
     text: String,
     stats: Option<std::path::PathBuf>,
     opened: Option<zut_session::Opened>,
+    info: Option<zut_protocol::SessionInfo>,
 ) -> i32 {
     let started = Instant::now();
     let out = Arc::new(Output::new(mode));
@@ -128,7 +130,6 @@ async fn run_prompt(
     let host = Arc::new(host);
     // protocol.md §10.3: session_start, then session_opened when a session
     // exists; each subscriber gets only its own state.
-    let info = host.config().session.clone();
     host.emit_session_event(EventName::SESSION_START, info.clone());
     if info.is_some() {
         host.emit_session_event(EventName::SESSION_OPENED, info);
