@@ -16,7 +16,7 @@ pub fn run(ctx: &Ctx, session: &str, output: Option<&Path>) -> Result<(), String
             std::fs::write(file, md).map_err(|e| format!("writing {}: {e}", file.display()))
         }
         None => {
-            crate::stdio::text(md.trim_end());
+            crate::stdio::line(md.trim_end());
             Ok(())
         }
     }

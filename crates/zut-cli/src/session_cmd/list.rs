@@ -41,6 +41,6 @@ pub fn run(ctx: &Ctx, all: bool, json: bool) -> Result<(), String> {
             s.id, s.message_count
         ));
     }
-    crate::stdio::text(out.trim_end());
+    crate::stdio::line(out.trim_end());
     Ok(())
 }

@@ -103,15 +103,9 @@ pub fn run(argv: &[String]) -> i32 {
         Err(e) => {
             use clap::error::ErrorKind;
             return match e.kind() {
-                ErrorKind::DisplayHelp
-                | ErrorKind::DisplayVersion
-                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
                     crate::stdio::text(&e.to_string());
-                    if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                        1
-                    } else {
-                        0
-                    }
+                    0
                 }
                 _ => {
                     crate::errln!("{}", e.to_string().trim_end());

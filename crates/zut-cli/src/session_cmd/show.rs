@@ -21,7 +21,7 @@ pub fn run(ctx: &Ctx, session: &str, as_json: bool) -> Result<(), String> {
         crate::stdio::line(&v.to_string());
         return Ok(());
     }
-    crate::stdio::text(text(&snap).trim_end());
+    crate::stdio::line(text(&snap).trim_end());
     Ok(())
 }
 
