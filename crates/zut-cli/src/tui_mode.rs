@@ -15,7 +15,7 @@ use zut_protocol::EventName;
 use zut_providers::Part;
 use zut_tui::{CommandInfo, CommandOutcome, Controller, TuiEvent};
 
-use crate::agent_mode::setup;
+use crate::agent_mode::{session, setup};
 use crate::args::GlobalArgs;
 
 /// A request from the TUI to the conversation task.
@@ -57,12 +57,34 @@ pub fn run(args: &GlobalArgs) -> i32 {
              use -p, --stream or --json (see zut --help)",
         );
     }
-    let setup = match setup::build(args) {
+    let mut setup = match setup::build(args) {
         Ok(s) => s,
         Err(e) => return fail(&format!("{e:#}")),
     };
     if let Err(e) = &setup.provider {
         return fail(e);
+    }
+    let initial_prompt = Some(args.prompt.join(" ")).filter(|p| !p.trim().is_empty());
+    // The session is opened before the terminal is taken over, so a busy or
+    // unreadable file is reported on a normal screen.
+    let (zut_home, cwd) = (setup.agent.system.zut_home.clone(), setup.agent.cwd.clone());
+    let opened = match session::choice(args, &zut_home, &cwd) {
+        Err(e) => return fail(&e),
+        Ok(None) => None,
+        Ok(Some(c)) => match session::open(
+            &c,
+            &zut_home,
+            &cwd,
+            &setup.host_provider,
+            &setup.host_model,
+            initial_prompt.as_deref().unwrap_or(""),
+        ) {
+            Ok(o) => Some(o),
+            Err(e) => return fail(&e),
+        },
+    };
+    if let Some(o) = &opened {
+        session::attach_to_host(o, &mut setup.host);
     }
     let runtime = || {
         tokio::runtime::Builder::new_current_thread()
@@ -85,7 +107,7 @@ pub fn run(args: &GlobalArgs) -> i32 {
     let opts = zut_tui::Options {
         status,
         history_path: Some(history_path(setup.host.home.root(), &cwd)),
-        initial_prompt: Some(args.prompt.join(" ")).filter(|p| !p.trim().is_empty()),
+        initial_prompt,
         cwd,
     };
     // The conversation (model calls, tools, extensions) runs on its own
@@ -94,7 +116,7 @@ pub fn run(args: &GlobalArgs) -> i32 {
     let (req_tx, req_rx) = mpsc::unbounded_channel();
     let (done_tx, done_rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        conv_rt.block_on(conversation(setup, ev_tx, req_rx));
+        conv_rt.block_on(conversation(setup, opened, ev_tx, req_rx));
         let _ = done_tx.send(());
     });
     let ctrl = ChannelController {
@@ -136,9 +158,14 @@ fn history_path(home: &Path, cwd: &Path) -> PathBuf {
 /// Starts the extensions, then serves the TUI's requests in order.
 async fn conversation(
     setup: setup::RunSetup,
+    opened: Option<zut_session::Opened>,
     tx: mpsc::UnboundedSender<TuiEvent>,
     mut requests: mpsc::UnboundedReceiver<Request>,
 ) {
+    // A resumed conversation is painted before extensions start.
+    if let Some(snap) = opened.as_ref().and_then(|o| o.snapshot.as_ref()) {
+        replay(snap, &tx);
+    }
     let (ui_tx, mut ui_rx) = ui_channel();
     let ui_fwd = tx.clone();
     let drain = tokio::spawn(async move {
@@ -150,7 +177,12 @@ async fn conversation(
     });
     let (host, report) = ExtensionHost::start(setup.host, ui_tx).await;
     let host = Arc::new(host);
-    host.emit_session_event(EventName::SESSION_START, None);
+    // protocol.md §10.3: session_start, then session_opened with a session.
+    let info = host.config().session.clone();
+    host.emit_session_event(EventName::SESSION_START, info.clone());
+    if info.is_some() {
+        host.emit_session_event(EventName::SESSION_OPENED, info);
+    }
     let commands = host
         .commands()
         .into_iter()
@@ -166,6 +198,9 @@ async fn conversation(
         return;
     };
     let mut agent = Agent::new(provider, Some(host.clone()), setup.agent);
+    if let Some(o) = opened {
+        agent.attach_session(o.writer, o.snapshot.as_ref());
+    }
     while let Some(req) = requests.recv().await {
         match req {
             Request::Prompt(text, cancel) => {
@@ -181,6 +216,9 @@ async fn conversation(
                 let _ = tx.send(TuiEvent::CommandDone { label, outcome });
             }
         }
+    }
+    if let Some(Err(e)) = agent.close_session() {
+        let _ = tx.send(TuiEvent::Info(format!("saving the session failed: {e}")));
     }
     drop(agent);
     host.shutdown().await;
@@ -219,4 +257,75 @@ async fn run_command(
         other => CommandOutcome::Error(format!("unknown action {other:?}")),
     };
     (label, outcome)
+}
+
+/// Messages of a resumed session shown at start (the rest stay in the
+/// file and in the model's context).
+const REPLAYED_MESSAGES: usize = 40;
+
+/// Sends the tail of a resumed conversation as agent events.
+fn replay(snap: &zut_session::Snapshot, tx: &mpsc::UnboundedSender<TuiEvent>) {
+    use zut_agent::transcript::{json_blocks, JsonBlock};
+    let messages = zut_agent::session_bridge::to_provider(&snap.messages);
+    let skip = messages.len().saturating_sub(REPLAYED_MESSAGES);
+    let title = if snap.title.is_empty() {
+        "untitled"
+    } else {
+        &snap.title
+    };
+    let mut note = format!("resumed session {title:?} ({} messages", messages.len());
+    if skip > 0 {
+        note.push_str(&format!(", the last {REPLAYED_MESSAGES} shown"));
+    }
+    note.push(')');
+    let _ = tx.send(TuiEvent::Info(note));
+    let mut events = Vec::new();
+    let mut send = |ev: AgentEvent| events.push(ev);
+    for m in &messages[skip..] {
+        let blocks = json_blocks(&m.content);
+        let text: Vec<JsonBlock> = blocks
+            .iter()
+            .filter(|b| matches!(b, JsonBlock::Text { .. } | JsonBlock::Image { .. }))
+            .cloned()
+            .collect();
+        match m.role {
+            zut_providers::Role::User => {
+                if !text.is_empty() {
+                    send(AgentEvent::UserMessage {
+                        content: text,
+                        time: String::new(),
+                    });
+                }
+            }
+            zut_providers::Role::Assistant => {
+                if !text.is_empty() {
+                    let joined = zut_tui::transcript::blocks_text(&text);
+                    send(AgentEvent::AssistantStart);
+                    send(AgentEvent::TextDelta { delta: joined });
+                    send(AgentEvent::AssistantMessage {
+                        content: text,
+                        time: String::new(),
+                    });
+                }
+            }
+        }
+        for b in blocks {
+            match b {
+                JsonBlock::ToolCall { id, name, args } => {
+                    send(AgentEvent::ToolCall { id, name, args })
+                }
+                JsonBlock::ToolResult {
+                    call_id,
+                    is_error,
+                    content,
+                } => send(AgentEvent::ToolResult {
+                    id: call_id,
+                    is_error,
+                    content,
+                }),
+                _ => {}
+            }
+        }
+    }
+    let _ = tx.send(TuiEvent::Replay(events));
 }

@@ -6,7 +6,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -76,6 +76,11 @@ impl Tmux {
             ])
             .args(["-x", &w.to_string(), "-y", &h.to_string()])
             .arg(format!("sh {}", sh(&script)))
+            // The tmux server outlives this command: it must not hold the
+            // test's output pipes.
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
             .status()
             .unwrap()
             .success();
@@ -328,6 +333,37 @@ async fn a_tiny_terminal_says_too_small() {
     let server = LlmServer::start().await.unwrap();
     let t = Tmux::start(&env, &server, &["--no-ext"], 20, 5);
     t.wait_for("too small: 20x5", 10);
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT:0", 5);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_is_saved_and_resumed_with_c() {
+    if !have_tmux() {
+        return;
+    }
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_text("The first **answer**."));
+    server.push(Script::anthropic_text("Second answer."));
+    let t = Tmux::start(&env, &server, &["--no-ext", "first question"], 80, 24);
+    t.wait_for("The first answer.", 10);
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT:0", 5);
+    drop(t);
+    let t = Tmux::start(&env, &server, &["--no-ext", "-c"], 80, 24);
+    let s = t.wait_for("resumed session", 10);
+    assert!(s.contains("▌ first question"), "{s}");
+    assert!(s.contains("The first answer."), "{s}");
+    t.typ("and then?");
+    t.keys(&["Enter"]);
+    t.wait_for("Second answer.", 10);
+    // The model saw the resumed conversation.
+    let body = &server.requests()[1].raw_body;
+    assert!(
+        body.contains("first question") && body.contains("The first **answer**."),
+        "{body}"
+    );
     t.keys(&["C-d"]);
     t.wait_for("EXIT:0", 5);
 }

@@ -74,6 +74,12 @@ pub enum TuiEvent {
         /// Load errors, one text each (may span lines).
         errors: Vec<String>,
     },
+    /// A resumed conversation to show (only the transcript changes: no
+    /// busy state, no queue).
+    Replay(Vec<zut_agent::AgentEvent>),
+    /// A line of information for the transcript (resumed session, a
+    /// failed save...).
+    Info(String),
     /// An extension command finished.
     CommandDone {
         /// `/name (extension)`.

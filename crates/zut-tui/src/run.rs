@@ -190,6 +190,18 @@ fn conversation(app: &mut App, ev: TuiEvent) -> Vec<Effect> {
             }
             Vec::new()
         }
+        TuiEvent::Replay(events) => {
+            for ev in &events {
+                app.transcript.apply(ev, &app.theme);
+            }
+            app.transcript
+                .apply(&zut_agent::AgentEvent::Done, &app.theme);
+            Vec::new()
+        }
+        TuiEvent::Info(text) => {
+            app.transcript.notice(&text, app.theme.dim);
+            Vec::new()
+        }
         TuiEvent::CommandDone { label, outcome } => {
             app.busy = false;
             app.notes

@@ -3,7 +3,7 @@
 
 mod input;
 mod output;
-mod session;
+pub(crate) mod session;
 pub(crate) mod setup;
 mod slash;
 mod stats;
