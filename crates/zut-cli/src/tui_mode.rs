@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
-use zut_agent::{Agent, AgentEvent};
+use zut_agent::controller::{CommandOutcome as Outcome, JobOutcome};
+use zut_agent::{Agent, AgentEvent, ControllerEvent};
 use zut_ext_host::{ui_channel, ExtensionHost};
 use zut_protocol::EventName;
 use zut_providers::Part;
@@ -18,33 +18,56 @@ use zut_tui::{CommandInfo, CommandOutcome, Controller, TuiEvent};
 use crate::agent_mode::{session, setup};
 use crate::args::GlobalArgs;
 
-/// A request from the TUI to the conversation task.
+/// A request from the TUI to the conversation thread.
 enum Request {
-    Prompt(String, CancellationToken),
-    Command(String, String, CancellationToken),
+    Prompt(String),
+    Command(String, String),
+    Abort,
+    PanelKey {
+        extension: String,
+        panel_id: String,
+        key: String,
+        text: String,
+    },
+    PanelClose {
+        extension: String,
+        panel_id: String,
+    },
 }
 
-/// The TUI's handle on the conversation task.
+/// The TUI's handle on the conversation thread: requests go in order
+/// through a channel, so the TUI never waits for the conversation.
 struct ChannelController {
     tx: mpsc::UnboundedSender<Request>,
-    current: CancellationToken,
 }
 
 impl Controller for ChannelController {
     fn prompt(&mut self, text: String) {
-        self.current = CancellationToken::new();
-        let _ = self.tx.send(Request::Prompt(text, self.current.clone()));
+        let _ = self.tx.send(Request::Prompt(text));
     }
 
     fn command(&mut self, name: String, args: String) {
-        self.current = CancellationToken::new();
-        let _ = self
-            .tx
-            .send(Request::Command(name, args, self.current.clone()));
+        let _ = self.tx.send(Request::Command(name, args));
     }
 
     fn abort(&mut self) {
-        self.current.cancel();
+        let _ = self.tx.send(Request::Abort);
+    }
+
+    fn panel_key(&mut self, extension: &str, panel_id: &str, key: &str, text: &str) {
+        let _ = self.tx.send(Request::PanelKey {
+            extension: extension.to_string(),
+            panel_id: panel_id.to_string(),
+            key: key.to_string(),
+            text: text.to_string(),
+        });
+    }
+
+    fn panel_close(&mut self, extension: &str, panel_id: &str) {
+        let _ = self.tx.send(Request::PanelClose {
+            extension: extension.to_string(),
+            panel_id: panel_id.to_string(),
+        });
     }
 }
 
@@ -119,10 +142,7 @@ pub fn run(args: &GlobalArgs) -> i32 {
         conv_rt.block_on(conversation(setup, opened, ev_tx, req_rx));
         let _ = done_tx.send(());
     });
-    let ctrl = ChannelController {
-        tx: req_tx,
-        current: CancellationToken::new(),
-    };
+    let ctrl = ChannelController { tx: req_tx };
     let status = rt.block_on(zut_tui::run(Box::new(ctrl), ev_rx, opts));
     // The controller is gone: the conversation thread stops its extensions.
     let _ = done_rx.recv_timeout(Duration::from_secs(3));
@@ -155,7 +175,8 @@ fn history_path(home: &Path, cwd: &Path) -> PathBuf {
     home.join("history").join(format!("{h:016x}.jsonl"))
 }
 
-/// Starts the extensions, then serves the TUI's requests in order.
+/// Starts the extensions, then serves the TUI's requests in order
+/// through the conversation controller.
 async fn conversation(
     setup: setup::RunSetup,
     opened: Option<zut_session::Opened>,
@@ -166,11 +187,13 @@ async fn conversation(
     if let Some(snap) = opened.as_ref().and_then(|o| o.snapshot.as_ref()) {
         replay(snap, &tx);
     }
+    // Extension frames are forwarded from the start, so an extension that
+    // draws while starting never waits for the controller.
     let (ui_tx, mut ui_rx) = ui_channel();
     let ui_fwd = tx.clone();
     let drain = tokio::spawn(async move {
         while let Some(ev) = ui_rx.recv().await {
-            if let Some(a) = AgentEvent::from_ui(&ev) {
+            if let Some(a) = AgentEvent::from_ui_extended(&ev) {
                 let _ = ui_fwd.send(TuiEvent::Agent(a));
             }
         }
@@ -183,17 +206,11 @@ async fn conversation(
     if info.is_some() {
         host.emit_session_event(EventName::SESSION_OPENED, info);
     }
-    let commands = host
-        .commands()
-        .into_iter()
-        .map(|c| CommandInfo {
-            name: c.name,
-            description: c.description,
-            extension: Some(c.extension),
-        })
-        .collect();
     let errors = report.errors.iter().map(ToString::to_string).collect();
-    let _ = tx.send(TuiEvent::ExtensionsReady { commands, errors });
+    let _ = tx.send(TuiEvent::ExtensionsReady {
+        commands: extension_commands(&host),
+        errors,
+    });
     let Ok(provider) = setup.provider else {
         return;
     };
@@ -201,60 +218,153 @@ async fn conversation(
     if let Some(o) = opened {
         agent.attach_session(o.writer, o.snapshot.as_ref());
     }
+    let (ctrl, mut stream) = zut_agent::Controller::new(agent, None);
+    let fwd = tx.clone();
+    let events = tokio::spawn(async move {
+        while let Some(ev) = stream.next().await {
+            let out = match ev {
+                ControllerEvent::Agent(a) => TuiEvent::Agent(a),
+                ControllerEvent::Ui(u) => match AgentEvent::from_ui_extended(&u) {
+                    Some(a) => TuiEvent::Agent(a),
+                    None => continue,
+                },
+                ControllerEvent::JobStarted { .. } => TuiEvent::JobStarted,
+                ControllerEvent::JobFinished { .. } => TuiEvent::JobFinished,
+            };
+            if fwd.send(out).is_err() {
+                break;
+            }
+        }
+    });
     while let Some(req) = requests.recv().await {
         match req {
-            Request::Prompt(text, cancel) => {
-                let mut sink = |ev: AgentEvent| {
-                    let _ = tx.send(TuiEvent::Agent(ev));
-                };
-                agent
-                    .prompt(vec![Part::Text { text }], &cancel, &mut sink)
-                    .await;
+            Request::Prompt(text) => {
+                ctrl.prompt(vec![Part::Text { text }], None);
             }
-            Request::Command(name, args, cancel) => {
-                let (label, outcome) = run_command(&host, &name, &args, &cancel).await;
-                let _ = tx.send(TuiEvent::CommandDone { label, outcome });
+            Request::Abort => {
+                ctrl.abort();
+            }
+            Request::PanelKey {
+                extension,
+                panel_id,
+                key,
+                text,
+            } => ctrl.panel_key(&extension, &panel_id, &key, &text),
+            Request::PanelClose {
+                extension,
+                panel_id,
+            } => ctrl.panel_close(&extension, &panel_id),
+            Request::Command(name, args) => {
+                // Commands answer on their own task, so Esc (an abort) and
+                // panel keys are not stuck behind a slow extension.
+                let (ctrl, tx) = (ctrl.clone(), tx.clone());
+                tokio::spawn(async move {
+                    let (label, outcome) = run_command(&ctrl, &name, &args, &tx).await;
+                    let _ = tx.send(TuiEvent::CommandDone { label, outcome });
+                });
             }
         }
     }
-    if let Some(Err(e)) = agent.close_session() {
-        let _ = tx.send(TuiEvent::Info(format!("saving the session failed: {e}")));
+    ctrl.abort();
+    let agent = ctrl.shutdown().await;
+    if let Some(mut agent) = agent {
+        if let Some(Err(e)) = agent.close_session() {
+            let _ = tx.send(TuiEvent::Info(format!("saving the session failed: {e}")));
+        }
     }
-    drop(agent);
+    drop(ctrl);
     host.shutdown().await;
     drop(host);
     let _ = tokio::time::timeout(Duration::from_secs(1), drain).await;
+    let _ = tokio::time::timeout(Duration::from_secs(1), events).await;
 }
 
-/// Runs an extension command; Esc (the token) stops waiting for it.
+/// The extension commands for the popup.
+fn extension_commands(host: &ExtensionHost) -> Vec<CommandInfo> {
+    host.commands()
+        .into_iter()
+        .map(|c| CommandInfo {
+            name: c.name,
+            description: c.description,
+            extension: Some(c.extension),
+        })
+        .collect()
+}
+
+/// Runs `/name args` through the controller (built-ins it owns and
+/// extension commands); `/model` and `/reasoning` without an argument list
+/// the choices.
 async fn run_command(
-    host: &ExtensionHost,
+    ctrl: &zut_agent::Controller,
     name: &str,
     args: &str,
-    cancel: &CancellationToken,
+    tx: &mpsc::UnboundedSender<TuiEvent>,
 ) -> (String, CommandOutcome) {
-    let reply = tokio::select! {
-        r = host.invoke_command(name, args) => r,
-        () = cancel.cancelled() => {
-            return (format!("/{name}"), CommandOutcome::Error("cancelled".into()));
-        }
-    };
-    let reply = match reply {
-        Ok(r) => r,
-        Err(e) => return (format!("/{name}"), CommandOutcome::Error(e.to_string())),
-    };
-    let label = format!("/{} ({})", reply.command, reply.extension);
-    let r = reply.response;
-    if !r.error.is_empty() {
-        return (label, CommandOutcome::Error(r.error));
+    let label = format!("/{name}");
+    if args.is_empty() && name == "model" {
+        let st = ctrl.state();
+        let list: Vec<String> = ctrl
+            .models()
+            .into_iter()
+            .map(|m| {
+                let mark = if m.id == st.model { "●" } else { " " };
+                format!("{mark} {}", m.id)
+            })
+            .collect();
+        let text = format!(
+            "models of {} (/model <id> to switch):\n{}",
+            st.provider,
+            list.join("\n")
+        );
+        return (label, CommandOutcome::Display(text));
     }
-    let outcome = match r.action.as_str() {
-        "prompt" => CommandOutcome::Prompt(r.prompt),
-        "insert" => CommandOutcome::Insert(r.insert),
-        "display" => CommandOutcome::Display(r.display),
-        "" | "noop" => CommandOutcome::Noop,
-        "open_panel" => CommandOutcome::Error("panels are not supported by this build yet".into()),
-        other => CommandOutcome::Error(format!("unknown action {other:?}")),
+    if args.is_empty() && name == "reasoning" {
+        let st = ctrl.state();
+        let now = if st.reasoning.is_empty() {
+            "off"
+        } else {
+            &st.reasoning
+        };
+        let text = format!(
+            "reasoning: {now} (/reasoning <level>: {})",
+            zut_agent::controller::REASONING_LEVELS.join(", ")
+        );
+        return (label, CommandOutcome::Display(text));
+    }
+    let outcome = match ctrl.command(name, args, None).await {
+        Err(e) => CommandOutcome::Error(e),
+        Ok(Outcome::Queued(job)) => {
+            if name != "reload-ext" {
+                return (label, CommandOutcome::Noop);
+            }
+            // Tell the TUI the job was taken before waiting for it.
+            let _ = tx.send(TuiEvent::CommandDone {
+                label: label.clone(),
+                outcome: CommandOutcome::Noop,
+            });
+            match job.outcome().await {
+                JobOutcome::Reload(r) => {
+                    if let Some(host) = ctrl.host() {
+                        let _ = tx.send(TuiEvent::ExtensionsReady {
+                            commands: extension_commands(host),
+                            errors: r.errors.clone(),
+                        });
+                    }
+                    CommandOutcome::Status(format!(
+                        "reloaded: {} stopped, {} loaded ({} ready)",
+                        r.stopped, r.loaded, r.ready
+                    ))
+                }
+                other => CommandOutcome::Error(format!("reload: {other:?}")),
+            }
+        }
+        Ok(Outcome::Display { text, .. }) | Ok(Outcome::Insert { text, .. }) => {
+            // Already in the event stream (ext_display / ext_insert).
+            let _ = text;
+            CommandOutcome::Noop
+        }
+        Ok(Outcome::OpenPanel { .. }) | Ok(Outcome::Noop) => CommandOutcome::Noop,
+        Ok(Outcome::Done(text)) => CommandOutcome::Status(text),
     };
     (label, outcome)
 }

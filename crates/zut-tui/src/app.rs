@@ -17,6 +17,8 @@ use crate::theme::Theme;
 use crate::transcript::Transcript;
 use crate::Status;
 
+/// How long a status confirmation stays.
+pub const STATUS_TTL: Duration = Duration::from_secs(5);
 /// How long a first Ctrl+C waits for the second.
 const QUIT_WINDOW: Duration = Duration::from_secs(2);
 
@@ -51,8 +53,10 @@ pub enum Effect {
 pub struct Note {
     /// Text (one line).
     pub text: String,
-    /// `info`, `warn`, `error`.
+    /// `info`, `warn`, `error`, `ok`.
     pub level: &'static str,
+    /// When it disappears by itself (status confirmations).
+    pub expires: Option<Instant>,
 }
 
 /// The TUI's state.
@@ -134,6 +138,7 @@ impl App {
         self.notes.push(Note {
             text: text.into(),
             level,
+            expires: None,
         });
         if self.notes.len() > 20 {
             self.notes.remove(0);
@@ -331,23 +336,21 @@ impl App {
             }
             "clear" => {
                 self.notes.clear();
-                vec![Effect::Redraw]
+                vec![
+                    Effect::Command {
+                        name: "clear".into(),
+                        args: String::new(),
+                    },
+                    Effect::Redraw,
+                ]
             }
-            _ => {
-                if self
-                    .commands
-                    .iter()
-                    .any(|c| c.name == name && c.extension.is_some())
-                {
-                    vec![Effect::Command {
-                        name: name.to_string(),
-                        args: args.to_string(),
-                    }]
-                } else {
-                    self.note("error", format!("unknown command /{name} (see /help)"));
-                    Vec::new()
-                }
-            }
+            // Everything else (the controller's built-ins and extension
+            // commands) is run by the conversation; unknown names come
+            // back as an error listing what exists.
+            _ => vec![Effect::Command {
+                name: name.to_string(),
+                args: args.to_string(),
+            }],
         }
     }
 
@@ -384,13 +387,22 @@ impl App {
                     format!("[{extension}] {}", crate::sanitize::clean_line(text)),
                 );
             }
+            AgentEvent::ExtInsert { text, .. } => self.paste(text),
+            AgentEvent::ExtSubmit { text, .. } => {
+                // submit / submit_slash: the same queue as typed input.
+                if text.trim().is_empty() {
+                    return Vec::new();
+                }
+                if let Some((name, args)) = commands::parse(text) {
+                    let (name, args) = (name.to_string(), args.to_string());
+                    return self.builtin(&name, &args);
+                }
+                return self.enqueue(text.clone());
+            }
             AgentEvent::Done => {
-                self.busy = false;
+                // The spinner stops; the queue moves on at the job's end.
                 self.status.busy_since = None;
                 self.status.activity = None;
-                if let Some(next) = self.queue.pop_front() {
-                    return self.start(next);
-                }
             }
             _ => {}
         }
@@ -400,6 +412,32 @@ impl App {
     /// A note from outside (command results, shell errors...).
     pub fn push_note(&mut self, level: &'static str, text: impl Into<String>) {
         self.note(level, text);
+    }
+
+    /// A confirmation that disappears after [`STATUS_TTL`].
+    pub fn push_status(&mut self, level: &'static str, text: impl Into<String>, now: Instant) {
+        self.notes.push(Note {
+            text: text.into(),
+            level,
+            expires: Some(now + STATUS_TTL),
+        });
+    }
+
+    /// Drops expired notes; returns when the next one expires.
+    pub fn expire_notes(&mut self, now: Instant) -> Option<Instant> {
+        self.notes.retain(|n| n.expires.is_none_or(|t| t > now));
+        self.notes.iter().filter_map(|n| n.expires).min()
+    }
+
+    /// The running job finished: the next queued prompt starts.
+    pub fn job_finished(&mut self) -> Vec<Effect> {
+        self.busy = false;
+        self.status.busy_since = None;
+        self.status.activity = None;
+        match self.queue.pop_front() {
+            Some(next) => self.start(next),
+            None => Vec::new(),
+        }
     }
 
     /// Whether something animates (the spinner), so the loop needs a timer.
@@ -414,6 +452,7 @@ impl App {
             let style = match n.level {
                 "error" => self.theme.error,
                 "warn" => self.theme.warn,
+                "ok" => self.theme.success,
                 _ => self.theme.dim,
             };
             rows.push(Line::from(Span::styled(format!("  {}", n.text), style)));

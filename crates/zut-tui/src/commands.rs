@@ -30,7 +30,14 @@ pub fn builtins() -> Vec<CommandInfo> {
         ("help", "show keys and commands"),
         ("info", "provider, model, working directory, extensions"),
         ("copy", "copy the last reply to the clipboard (OSC 52)"),
-        ("clear", "clear notes and start the screen afresh"),
+        ("clear", "clear the conversation and notes"),
+        ("model", "list models; /model <id> switches"),
+        ("reasoning", "show the level; /reasoning <level> sets it"),
+        (
+            "compact",
+            "summarise the conversation to free context (/compact [instructions])",
+        ),
+        ("reload-ext", "stop and restart every extension"),
         ("exit", "exit zut"),
         ("quit", "exit zut"),
     ]

@@ -6,9 +6,10 @@
 //! inside synchronized updates. See README.md for what each file owns.
 //!
 //! The TUI talks to the conversation through [`Controller`] (submit,
-//! run a command, abort) and receives [`TuiEvent`]s (the agent's
-//! [`zut_agent::AgentEvent`]s and command outcomes). It knows nothing of
-//! the extension host or the providers.
+//! run a command, abort, panel keys) and receives [`TuiEvent`]s (the
+//! agent's [`zut_agent::AgentEvent`]s, job boundaries and command
+//! outcomes). The binary implements it with `zut_agent::Controller`; the
+//! TUI knows nothing of the extension host or the providers.
 
 pub mod app;
 pub mod commands;
@@ -45,6 +46,10 @@ pub trait Controller: Send {
     fn command(&mut self, name: String, args: String);
     /// Cancels the running turn or command.
     fn abort(&mut self);
+    /// Sends a key typed in an extension's panel (`panel_key`, in order).
+    fn panel_key(&mut self, extension: &str, panel_id: &str, key: &str, text: &str);
+    /// Tells an extension its panel was closed (`panel_close`).
+    fn panel_close(&mut self, extension: &str, panel_id: &str);
 }
 
 /// What an extension command answered.
@@ -58,6 +63,9 @@ pub enum CommandOutcome {
     Display(String),
     /// Nothing visible.
     Noop,
+    /// A short confirmation (`model: x`, `reloaded: …`), shown for five
+    /// seconds.
+    Status(String),
     /// Failed: shown in red.
     Error(String),
 }
@@ -77,6 +85,10 @@ pub enum TuiEvent {
     /// A resumed conversation to show (only the transcript changes: no
     /// busy state, no queue).
     Replay(Vec<zut_agent::AgentEvent>),
+    /// A queued job (prompt, compaction, reload) starts.
+    JobStarted,
+    /// The running job finished: the next queued prompt may start.
+    JobFinished,
     /// A line of information for the transcript (resumed session, a
     /// failed save...).
     Info(String),

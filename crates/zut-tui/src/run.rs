@@ -77,8 +77,7 @@ pub async fn run(
             match effect {
                 Effect::Prompt(text) => ctrl.prompt(text),
                 Effect::Command { name, args } => {
-                    app.push_note("info", format!("/{name} running… (esc to cancel)"));
-                    app.busy = true;
+                    app.push_note("info", format!("/{name} running…"));
                     ctrl.command(name, args);
                 }
                 Effect::Abort => ctrl.abort(),
@@ -119,6 +118,8 @@ pub async fn run(
             break;
         }
         let tick = app.animating();
+        let expiry = app.expire_notes(Instant::now());
+        let until_expiry = expiry.map(|t| t.saturating_duration_since(Instant::now()));
         tokio::select! {
             ev = keys.recv() => {
                 let Some(ev) = ev else { status = 129; break };
@@ -153,6 +154,7 @@ pub async fn run(
                 break;
             }
             () = tokio::time::sleep(crate::status::SPIN_INTERVAL), if tick => {}
+            () = tokio::time::sleep(until_expiry.unwrap_or_default()), if until_expiry.is_some() => {}
         }
     }
     ctrl.abort();
@@ -202,19 +204,26 @@ fn conversation(app: &mut App, ev: TuiEvent) -> Vec<Effect> {
             app.transcript.notice(&text, app.theme.dim);
             Vec::new()
         }
+        TuiEvent::JobStarted => {
+            app.busy = true;
+            if app.status.busy_since.is_none() {
+                app.status.busy_since = Some(Instant::now());
+            }
+            Vec::new()
+        }
+        TuiEvent::JobFinished => app.job_finished(),
         TuiEvent::CommandDone { label, outcome } => {
-            app.busy = false;
-            app.notes
-                .retain(|n| !(n.text.starts_with('/') && n.text.contains(" running…")));
+            let running = format!("{label} running…");
+            app.notes.retain(|n| n.text != running);
             match outcome {
                 CommandOutcome::Prompt(text) => return app.enqueue(text),
                 CommandOutcome::Insert(text) => app.paste(&text),
-                CommandOutcome::Display(text) => app.push_note(
-                    "info",
-                    format!("{label}: {}", crate::sanitize::clean_line(&text)),
-                ),
+                CommandOutcome::Display(text) => app.transcript.notice(&text, app.theme.text),
                 CommandOutcome::Noop => {}
-                CommandOutcome::Error(e) => app.push_note("error", format!("{label}: {e}")),
+                CommandOutcome::Status(text) => {
+                    app.push_status("ok", format!("✓ {text}"), Instant::now());
+                }
+                CommandOutcome::Error(e) => app.push_status("error", e, Instant::now()),
             }
             Vec::new()
         }

@@ -48,12 +48,6 @@ pub fn compose(app: &mut App, now: Instant) -> Live {
             cursor: None,
         };
     }
-    let mut bottom: Vec<Line<'static>> = Vec::new();
-    if let Some(matches) = app.popup() {
-        bottom.extend(popup_rows(app, &matches, width));
-    }
-    bottom.extend(app.status.rows(width, &app.theme, now));
-    bottom.push(Line::default());
     let placeholder = if app.busy {
         Some("type to queue a prompt · esc to stop")
     } else {
@@ -62,6 +56,16 @@ pub fn compose(app: &mut App, now: Instant) -> Live {
     let (editor_rows, (cx, cy)) =
         app.editor
             .render(width, Span::styled("▌ ", app.theme.accent), placeholder);
+    let status_rows = app.status.rows(width, &app.theme, now);
+    let mut bottom: Vec<Line<'static>> = Vec::new();
+    if let Some(matches) = app.popup() {
+        // The popup gets what the status bar and the editor leave.
+        let fixed = status_rows.len() + 1 + editor_rows.len() + 3;
+        let max = (h as usize).saturating_sub(fixed).clamp(1, POPUP_ROWS);
+        bottom.extend(popup_rows(app, &matches, width, max));
+    }
+    bottom.extend(status_rows);
+    bottom.push(Line::default());
     let editor_top = bottom.len();
     bottom.extend(editor_rows);
 
@@ -91,13 +95,13 @@ pub fn compose(app: &mut App, now: Instant) -> Live {
     }
 }
 
-fn popup_rows(app: &App, matches: &[usize], width: usize) -> Vec<Line<'static>> {
+fn popup_rows(app: &App, matches: &[usize], width: usize, max: usize) -> Vec<Line<'static>> {
     let theme = &app.theme;
     if matches.is_empty() {
         return vec![Line::from(Span::styled("  no matching command", theme.dim))];
     }
     let sel = app.popup_selected.min(matches.len() - 1);
-    let start = sel.saturating_sub(POPUP_ROWS - 1);
+    let start = sel.saturating_sub(max - 1);
     let name_w = matches
         .iter()
         .map(|i| app.commands[*i].name.len() + 1)
@@ -106,7 +110,7 @@ fn popup_rows(app: &App, matches: &[usize], width: usize) -> Vec<Line<'static>> 
         .min(24);
     let mut rows = Vec::new();
     let mut shown_divider = false;
-    for (n, &i) in matches.iter().enumerate().skip(start).take(POPUP_ROWS) {
+    for (n, &i) in matches.iter().enumerate().skip(start).take(max) {
         let c = &app.commands[i];
         if c.extension.is_some() && !shown_divider && n > start {
             rows.push(Line::from(Span::styled(
@@ -130,7 +134,7 @@ fn popup_rows(app: &App, matches: &[usize], width: usize) -> Vec<Line<'static>> 
         }
         rows.push(wrap::truncate(Line::from(spans), width));
     }
-    if matches.len() > POPUP_ROWS {
+    if matches.len() > max {
         rows.push(Line::from(Span::styled(
             format!("  … {} commands", matches.len()),
             theme.dim,

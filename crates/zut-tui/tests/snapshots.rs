@@ -129,7 +129,8 @@ fn finished_answer_usage_and_the_next_queued_prompt_starts() {
         content: text("Answer with `code`."),
         time: String::new(),
     });
-    let fx = a.agent(&AgentEvent::Done);
+    assert!(a.agent(&AgentEvent::Done).is_empty());
+    let fx = a.job_finished();
     assert_eq!(fx, vec![Effect::Prompt("two".into())]);
     a.status.busy_since = None;
     insta::assert_snapshot!(screen(&mut a));
