@@ -106,9 +106,9 @@ pub fn run(args: &GlobalArgs) -> i32 {
             Err(e) => return fail(&e),
         },
     };
-    if let Some(o) = &opened {
-        session::attach_to_host(o, &mut setup.host);
-    }
+    let info = opened
+        .as_ref()
+        .map(|o| session::attach_to_host(o, &mut setup.host));
     let runtime = || {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -139,7 +139,7 @@ pub fn run(args: &GlobalArgs) -> i32 {
     let (req_tx, req_rx) = mpsc::unbounded_channel();
     let (done_tx, done_rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        conv_rt.block_on(conversation(setup, opened, ev_tx, req_rx));
+        conv_rt.block_on(conversation(setup, opened, info, ev_tx, req_rx));
         let _ = done_tx.send(());
     });
     let ctrl = ChannelController { tx: req_tx };
@@ -180,6 +180,7 @@ fn history_path(home: &Path, cwd: &Path) -> PathBuf {
 async fn conversation(
     setup: setup::RunSetup,
     opened: Option<zut_session::Opened>,
+    info: Option<zut_protocol::SessionInfo>,
     tx: mpsc::UnboundedSender<TuiEvent>,
     mut requests: mpsc::UnboundedReceiver<Request>,
 ) {
@@ -201,7 +202,6 @@ async fn conversation(
     let (host, report) = ExtensionHost::start(setup.host, ui_tx).await;
     let host = Arc::new(host);
     // protocol.md §10.3: session_start, then session_opened with a session.
-    let info = host.config().session.clone();
     host.emit_session_event(EventName::SESSION_START, info.clone());
     if info.is_some() {
         host.emit_session_event(EventName::SESSION_OPENED, info);

@@ -102,14 +102,14 @@ pub fn open(
     zut_session::open(choice, zut_home, &cwd.display().to_string(), new).map_err(|e| e.to_string())
 }
 
-/// Points the host at the opened session: `hello_ack.session`, extension
-/// state persisted, each extension's saved state restored.
-pub fn attach_to_host(o: &Opened, host: &mut zut_ext_host::HostConfig) {
+/// Prepares the host for the opened session: extension state persisted
+/// and each extension's saved state restored. Returns the session's
+/// identity, announced after the extensions started (protocol.md §5.2).
+pub fn attach_to_host(
+    o: &Opened,
+    host: &mut zut_ext_host::HostConfig,
+) -> zut_protocol::SessionInfo {
     host.persist_state = true;
-    host.session = Some(zut_agent::session_bridge::session_info(
-        o.writer.path(),
-        o.writer.meta(),
-    ));
     if let Some(snap) = &o.snapshot {
         host.states = snap
             .states
@@ -117,4 +117,5 @@ pub fn attach_to_host(o: &Opened, host: &mut zut_ext_host::HostConfig) {
             .filter_map(|(k, v)| Some((k.clone(), serde_json::from_str(v.get()).ok()?)))
             .collect();
     }
+    zut_agent::session_bridge::session_info(o.writer.path(), o.writer.meta())
 }
