@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import json
 import threading
-from typing import IO, Any, Callable, Deque, Dict, Optional
+from typing import IO, TYPE_CHECKING, Any, Callable, Deque, Dict, Optional
+
+if TYPE_CHECKING:
+    import asyncio
 
 from .errors import LineTooLong, NotConnected
 
@@ -97,11 +99,13 @@ class AsyncLoop:
     """One asyncio event loop on a daemon thread, started on first use, for ``async def`` handlers."""
 
     def __init__(self) -> None:
-        self._loop: Optional[asyncio.AbstractEventLoop] = None
+        self._loop: "Optional[asyncio.AbstractEventLoop]" = None
         self._lock = threading.Lock()
 
-    def loop(self) -> asyncio.AbstractEventLoop:
-        """The running loop (started on first call)."""
+    def loop(self) -> "asyncio.AbstractEventLoop":
+        """The running loop (started on first call; asyncio is imported only then, to keep start-up fast)."""
+        import asyncio
+
         with self._lock:
             if self._loop is None:
                 loop = asyncio.new_event_loop()
@@ -111,6 +115,8 @@ class AsyncLoop:
 
     def submit(self, coro: Any, done: Callable[[Any, Optional[BaseException]], None]) -> None:
         """Runs ``coro`` on the loop; ``done(result, error)`` is called when it finishes."""
+        import asyncio
+
         future = asyncio.run_coroutine_threadsafe(coro, self.loop())
 
         def finished(f: "Any") -> None:
@@ -125,6 +131,8 @@ class AsyncLoop:
 
     def run(self, coro: Any) -> Any:
         """Runs ``coro`` on the loop and waits for its result (from a worker thread)."""
+        import asyncio
+
         return asyncio.run_coroutine_threadsafe(coro, self.loop()).result()
 
 

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import inspect
 import json
 import sys
 import threading
-import traceback
 from typing import IO, Any, Callable, Dict, Iterable, List, Optional, Tuple, TypeVar, cast
 
 from ._runtime import AsyncLoop, Pool, SerialQueues, Writer, read_line
@@ -56,19 +54,35 @@ class _Registration:
         self.arity = _arity(handler, 2)
 
 
+_CO_VARARGS = 0x04
+_CO_COROUTINE = 0x80
+
+
 def _arity(fn: Callable[..., Any], most: int) -> int:
-    """How many positional arguments ``fn`` takes, at most ``most``."""
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return most
-    count = 0
-    for p in params:
-        if p.kind == p.VAR_POSITIONAL:
+    """How many positional arguments ``fn`` takes, at most ``most`` (no ``inspect``: it is slow to import)."""
+    target = getattr(fn, "__func__", fn)
+    code = getattr(target, "__code__", None)
+    if code is None:
+        call = getattr(type(fn), "__call__", None)
+        code = getattr(call, "__code__", None)
+        if code is None:
             return most
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
-            count += 1
-    return min(count, most)
+        count = code.co_argcount - 1
+    else:
+        count = code.co_argcount - (1 if hasattr(fn, "__self__") else 0)
+    if code.co_flags & _CO_VARARGS:
+        return most
+    return max(0, min(count, most))
+
+
+def _is_async(fn: Callable[..., Any]) -> bool:
+    """True for an ``async def`` function or method."""
+    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+    return code is not None and bool(code.co_flags & _CO_COROUTINE)
+
+
+def _is_awaitable(value: Any) -> bool:
+    return hasattr(value, "__await__")
 
 
 def _panic(e: BaseException) -> str:
@@ -386,7 +400,7 @@ class Extension:
     def _call(self, fn: Callable[..., Any], args: Tuple[Any, ...],
               finish: Callable[[Any, Optional[BaseException]], None]) -> None:
         """Runs a handler: async ones on the loop, plain ones on a worker thread (never on the reader)."""
-        if inspect.iscoroutinefunction(fn):
+        if _is_async(fn):
             try:
                 coro = fn(*args)
             except BaseException as e:  # noqa: BLE001
@@ -398,7 +412,7 @@ class Extension:
         def job() -> None:
             try:
                 result = fn(*args)
-                if inspect.isawaitable(result):
+                if _is_awaitable(result):
                     result = self._async.run(result)
             except BaseException as e:  # noqa: BLE001
                 finish(None, e)
@@ -494,7 +508,7 @@ class Extension:
             return
         # Events run in order on the reader (as in the Go SDK); async ones are queued on the loop in order.
         try:
-            if inspect.iscoroutinefunction(handler):
+            if _is_async(handler):
                 self._async.submit(handler(frame), self._event_done(name))
             else:
                 handler(frame)
@@ -519,7 +533,7 @@ class Extension:
         def job() -> None:
             try:
                 result = handler(cast(PanelKey, frame)) if is_key else handler()
-                if inspect.isawaitable(result):
+                if _is_awaitable(result):
                     self._async.run(result)
             except Exception as e:  # noqa: BLE001
                 self._log_exception(f"panel {panel_id} callback", e)
@@ -527,6 +541,8 @@ class Extension:
         self._panels.submit(panel_id, job)
 
     def _log_exception(self, what: str, error: BaseException) -> None:
+        import traceback
+
         detail = "".join(traceback.format_exception(type(error), error, error.__traceback__)).rstrip()
         self.log(f"{what} failed: {detail}")
 

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Dict, Optional
+from typing import Any, Dict, NamedTuple, Optional
 
 from .frames import SessionInfo
 
 
-@dataclass(frozen=True)
-class HostInfo:
+class HostInfo(NamedTuple):
     """Host metadata from ``hello_ack``; ``cwd`` is the user's project, ``data_dir`` is yours to write."""
 
     protocol_version: int = 0

@@ -14,6 +14,7 @@ mod list;
 mod logs;
 mod lookup;
 mod remove;
+mod test;
 
 use std::path::PathBuf;
 
@@ -70,6 +71,9 @@ usage:
                                     copy / clone and validate an extension
                                     --build=go builds a local Go extension
                                     --build=cargo builds a local Rust extension
+  zut ext test [DIR] [--json] [--args TOOL=JSON] [--timeout SECS] [--scenario FILE]
+                                    check an extension against the protocol
+                                    (no model needed; exit 1 on a failed check)
 
 extensions live under:
   $ZUT_HOME/extensions/<name>/extension.json   (global)
@@ -87,7 +91,7 @@ pub fn run(args: &[String]) -> i32 {
         return 0;
     }
     let known = [
-        "list", "doctor", "logs", "enable", "disable", "remove", "rm", "install",
+        "list", "doctor", "logs", "enable", "disable", "remove", "rm", "install", "test",
     ];
     if !known.contains(&sub.as_str()) {
         crate::errln!("{HELP}");
@@ -101,6 +105,7 @@ pub fn run(args: &[String]) -> i32 {
         "enable" => enable::run(&ctx, rest, true).map(|()| 0),
         "disable" => enable::run(&ctx, rest, false).map(|()| 0),
         "remove" | "rm" => remove::run(&ctx, rest).map(|()| 0),
+        "test" => test::run(&ctx, rest),
         _ => install::run(&ctx, rest).map(|()| 0),
     });
     match result {
