@@ -37,7 +37,10 @@ pub fn parse(argv: &[String]) -> Result<Args, String> {
         let mut value = |name: &str| -> Result<String, String> {
             match &inline {
                 Some(v) => Ok(v.clone()),
-                None => it.next().cloned().ok_or_else(|| format!("{name} needs a value\n{USAGE}")),
+                None => it
+                    .next()
+                    .cloned()
+                    .ok_or_else(|| format!("{name} needs a value\n{USAGE}")),
             }
         };
         match flag {
@@ -48,17 +51,24 @@ pub fn parse(argv: &[String]) -> Result<Args, String> {
                 let (tool, json) = v
                     .split_once('=')
                     .ok_or_else(|| format!("--args {v:?}: expected TOOL=JSON, e.g. --args weather='{{\"city\":\"Paris\"}}'"))?;
-                let parsed: Value = serde_json::from_str(json).map_err(|e| format!("--args {tool}: invalid JSON: {e}"))?;
+                let parsed: Value = serde_json::from_str(json)
+                    .map_err(|e| format!("--args {tool}: invalid JSON: {e}"))?;
                 if !parsed.is_object() {
-                    return Err(format!("--args {tool}: the arguments must be a JSON object"));
+                    return Err(format!(
+                        "--args {tool}: the arguments must be a JSON object"
+                    ));
                 }
                 a.tool_args.insert(tool.to_string(), parsed);
             }
             "--timeout" => {
                 let v = value("--timeout")?;
-                let secs: f64 = v.parse().map_err(|_| format!("--timeout {v:?}: expected seconds"))?;
+                let secs: f64 = v
+                    .parse()
+                    .map_err(|_| format!("--timeout {v:?}: expected seconds"))?;
                 if !(secs > 0.0 && secs <= 3600.0) {
-                    return Err(format!("--timeout {v}: expected a number of seconds between 0 and 3600"));
+                    return Err(format!(
+                        "--timeout {v}: expected a number of seconds between 0 and 3600"
+                    ));
                 }
                 a.timeout_secs = Some(secs);
             }
@@ -66,7 +76,9 @@ pub fn parse(argv: &[String]) -> Result<Args, String> {
             s if s.starts_with('-') => return Err(format!("unknown flag {s}\n{USAGE}")),
             _ => {
                 if a.dir.is_some() {
-                    return Err(format!("only one extension directory can be tested at a time\n{USAGE}"));
+                    return Err(format!(
+                        "only one extension directory can be tested at a time\n{USAGE}"
+                    ));
                 }
                 a.dir = Some(PathBuf::from(arg));
             }
@@ -85,7 +97,14 @@ mod tests {
 
     #[test]
     fn flags() {
-        let a = parse(&argv(&["ext", "--json", "--args", "w={\"city\":\"P\"}", "--timeout=2.5"])).unwrap();
+        let a = parse(&argv(&[
+            "ext",
+            "--json",
+            "--args",
+            "w={\"city\":\"P\"}",
+            "--timeout=2.5",
+        ]))
+        .unwrap();
         assert_eq!(a.dir, Some(PathBuf::from("ext")));
         assert!(a.json);
         assert_eq!(a.tool_args["w"]["city"], "P");
@@ -94,12 +113,26 @@ mod tests {
 
     #[test]
     fn bad_input() {
-        assert!(parse(&argv(&["--args", "w"])).unwrap_err().contains("TOOL=JSON"));
-        assert!(parse(&argv(&["--args", "w={"])).unwrap_err().contains("invalid JSON"));
-        assert!(parse(&argv(&["--args", "w=[1]"])).unwrap_err().contains("JSON object"));
-        assert!(parse(&argv(&["--timeout", "x"])).unwrap_err().contains("seconds"));
-        assert!(parse(&argv(&["--timeout"])).unwrap_err().contains("needs a value"));
-        assert!(parse(&argv(&["--bogus"])).unwrap_err().contains("unknown flag"));
-        assert!(parse(&argv(&["a", "b"])).unwrap_err().contains("one extension directory"));
+        assert!(parse(&argv(&["--args", "w"]))
+            .unwrap_err()
+            .contains("TOOL=JSON"));
+        assert!(parse(&argv(&["--args", "w={"]))
+            .unwrap_err()
+            .contains("invalid JSON"));
+        assert!(parse(&argv(&["--args", "w=[1]"]))
+            .unwrap_err()
+            .contains("JSON object"));
+        assert!(parse(&argv(&["--timeout", "x"]))
+            .unwrap_err()
+            .contains("seconds"));
+        assert!(parse(&argv(&["--timeout"]))
+            .unwrap_err()
+            .contains("needs a value"));
+        assert!(parse(&argv(&["--bogus"]))
+            .unwrap_err()
+            .contains("unknown flag"));
+        assert!(parse(&argv(&["a", "b"]))
+            .unwrap_err()
+            .contains("one extension directory"));
     }
 }

@@ -11,8 +11,8 @@ use serde_json::{json, Value};
 use zut_ext_host::{Manifest, RESERVED_TOOL_NAMES};
 use zut_protocol::limits::{AUTO_READY_IDLE, INTERCEPT_TIMEOUT, READY_TIMEOUT, SHUTDOWN_GRACE};
 use zut_protocol::{
-    CommandInvoked, ContentBlock, Event, EventIntercept, ExtFrame, HelloAck, HostFrame, PanelContent,
-    ToolCall, LIFECYCLE_EVENTS,
+    CommandInvoked, ContentBlock, Event, EventIntercept, ExtFrame, HelloAck, HostFrame,
+    PanelContent, ToolCall, LIFECYCLE_EVENTS,
 };
 
 use super::report::Report;
@@ -23,8 +23,23 @@ use super::wire::{group_alive, kill_group, Read, Wire};
 const MAX_DETAILS: usize = 256 * 1024;
 /// Built-in tool names an extension tool cannot take (protocol §8.1, seed list).
 const BUILT_IN_TOOLS: &[&str] = &[
-    "read", "write", "edit", "bash", "python", "worktree", "grep", "ast", "lsp", "web_search",
-    "web_open", "web_find", "web_click", "schedule", "update_goal", "update_plan", "skill",
+    "read",
+    "write",
+    "edit",
+    "bash",
+    "python",
+    "worktree",
+    "grep",
+    "ast",
+    "lsp",
+    "web_search",
+    "web_open",
+    "web_find",
+    "web_click",
+    "schedule",
+    "update_goal",
+    "update_plan",
+    "skill",
 ];
 
 /// What to run.
@@ -64,14 +79,26 @@ pub async fn run(opts: &Options, report: &mut Report) {
     };
     report.extension = manifest.name.clone();
     if manifest.is_theme_only(&opts.dir) {
-        report.pass("manifest", "protocol §2.2 theme-only", "theme-only extension: no process to check");
+        report.pass(
+            "manifest",
+            "protocol §2.2 theme-only",
+            "theme-only extension: no process to check",
+        );
         return;
     }
-    report.pass("manifest", "protocol §2 manifest", format!("{} {}", manifest.name, manifest.version));
+    report.pass(
+        "manifest",
+        "protocol §2 manifest",
+        format!("{} {}", manifest.name, manifest.version),
+    );
     let log = match tempfile::NamedTempFile::new() {
         Ok(f) => f,
         Err(e) => {
-            report.fail("spawn", "protocol §4.1 launch", format!("temporary stderr log: {e}"));
+            report.fail(
+                "spawn",
+                "protocol §4.1 launch",
+                format!("temporary stderr log: {e}"),
+            );
             return;
         }
     };
@@ -80,12 +107,23 @@ pub async fn run(opts: &Options, report: &mut Report) {
     let mut wire = match Wire::spawn(&spec, &manifest.args, &opts.dir, log.path()) {
         Ok(w) => w,
         Err(e) => {
-            report.fail("spawn", "protocol §4.1 launch", format!("cannot start {:?}: {e}", manifest.exec));
+            report.fail(
+                "spawn",
+                "protocol §4.1 launch",
+                format!("cannot start {:?}: {e}", manifest.exec),
+            );
             return;
         }
     };
     let pgid = wire.pgid;
-    let mut checker = Checker { wire: &mut wire, report, panels: HashSet::new(), to_close: Vec::new(), closed_panels: 0, opts };
+    let mut checker = Checker {
+        wire: &mut wire,
+        report,
+        panels: HashSet::new(),
+        to_close: Vec::new(),
+        closed_panels: 0,
+        opts,
+    };
     checker.session(&manifest, started).await;
     wire.kill().await;
     if group_alive(pgid) {
@@ -125,34 +163,62 @@ impl Checker<'_> {
         let hello = match self.wire.read(self.opts.timeout).await {
             Read::Frame(ExtFrame::Hello(h)) => h,
             Read::Frame(other) => {
-                self.report.fail("handshake", RULE, format!("first frame must be hello (got {:?})", other.type_name()));
+                self.report.fail(
+                    "handshake",
+                    RULE,
+                    format!("first frame must be hello (got {:?})", other.type_name()),
+                );
                 return false;
             }
             Read::Bad(line, e) => {
-                self.report.fail("handshake", "protocol §1 framing", format!("stray output before hello: {} ({e})", clip(&line)));
+                self.report.fail(
+                    "handshake",
+                    "protocol §1 framing",
+                    format!("stray output before hello: {} ({e})", clip(&line)),
+                );
                 return false;
             }
             Read::TooLong => {
-                self.report.fail("handshake", "protocol §1 framing", "first line exceeds 4 MiB");
+                self.report.fail(
+                    "handshake",
+                    "protocol §1 framing",
+                    "first line exceeds 4 MiB",
+                );
                 return false;
             }
             Read::Eof => {
                 let status = self.wire.wait(Duration::from_secs(1)).await;
                 let how = status.map_or("without exiting".to_string(), |s| format!("({s})"));
-                self.report.fail("handshake", RULE, format!("extension closed stdout before hello {how}"));
+                self.report.fail(
+                    "handshake",
+                    RULE,
+                    format!("extension closed stdout before hello {how}"),
+                );
                 return false;
             }
             Read::Timeout => {
-                self.report.fail("handshake", RULE, format!("no hello within {} s", self.opts.timeout.as_secs_f32()));
+                self.report.fail(
+                    "handshake",
+                    RULE,
+                    format!("no hello within {} s", self.opts.timeout.as_secs_f32()),
+                );
                 return false;
             }
             Read::Error(e) => {
-                self.report.fail("handshake", RULE, format!("read hello: {e}"));
+                self.report
+                    .fail("handshake", RULE, format!("read hello: {e}"));
                 return false;
             }
         };
         if hello.protocol_version != 2 {
-            self.report.fail("handshake", RULE, format!("unsupported protocol_version {} (want 2)", hello.protocol_version));
+            self.report.fail(
+                "handshake",
+                RULE,
+                format!(
+                    "unsupported protocol_version {} (want 2)",
+                    hello.protocol_version
+                ),
+            );
             return false;
         }
         if hello.name.trim().is_empty() {
@@ -160,14 +226,26 @@ impl Checker<'_> {
             return false;
         }
         let ms = started.elapsed().as_millis();
-        self.report.pass("handshake", RULE, format!("hello first, protocol 2, after {ms} ms"));
+        self.report.pass(
+            "handshake",
+            RULE,
+            format!("hello first, protocol 2, after {ms} ms"),
+        );
         if hello.name == manifest.name {
-            self.report.pass("name", "protocol §5.1 name", format!("hello name {:?} matches the manifest", hello.name));
+            self.report.pass(
+                "name",
+                "protocol §5.1 name",
+                format!("hello name {:?} matches the manifest", hello.name),
+            );
         } else {
-            self.report.warn("name", "protocol §5.1 name", format!(
-                "hello name {:?} differs from the manifest name {:?} (zut uses the manifest's)",
-                hello.name, manifest.name
-            ));
+            self.report.warn(
+                "name",
+                "protocol §5.1 name",
+                format!(
+                    "hello name {:?} differs from the manifest name {:?} (zut uses the manifest's)",
+                    hello.name, manifest.name
+                ),
+            );
         }
         let dir = self.opts.dir.display().to_string();
         let ack = HostFrame::HelloAck(HelloAck {
@@ -181,7 +259,11 @@ impl Checker<'_> {
             session: None,
         });
         if !self.wire.send(&ack).await {
-            self.report.fail("handshake", "protocol §5.2 hello_ack", "extension closed stdin before hello_ack");
+            self.report.fail(
+                "handshake",
+                "protocol §5.2 hello_ack",
+                "extension closed stdin before hello_ack",
+            );
             return false;
         }
         true
@@ -195,7 +277,14 @@ impl Checker<'_> {
         loop {
             let left = READY_TIMEOUT.saturating_sub(window.elapsed());
             if left.is_zero() {
-                self.report.fail("ready", RULE, format!("no ready within {} s (zut waits 3 s, then proceeds)", READY_TIMEOUT.as_secs()));
+                self.report.fail(
+                    "ready",
+                    RULE,
+                    format!(
+                        "no ready within {} s (zut waits 3 s, then proceeds)",
+                        READY_TIMEOUT.as_secs()
+                    ),
+                );
                 return None;
             }
             let wait = left.min(AUTO_READY_IDLE);
@@ -214,11 +303,19 @@ impl Checker<'_> {
                 Read::Frame(ExtFrame::Subscribe(s)) => {
                     for i in &s.intercept {
                         if !zut_protocol::is_interceptable(i) {
-                            self.report.warn("subscribe", "protocol §6.4 subscribe", format!("{i:?} cannot be intercepted (ignored by zut)"));
+                            self.report.warn(
+                                "subscribe",
+                                "protocol §6.4 subscribe",
+                                format!("{i:?} cannot be intercepted (ignored by zut)"),
+                            );
                         }
                     }
                     reg.events.extend(s.events);
-                    reg.intercept.extend(s.intercept.into_iter().filter(|i| zut_protocol::is_interceptable(i)));
+                    reg.intercept.extend(
+                        s.intercept
+                            .into_iter()
+                            .filter(|i| zut_protocol::is_interceptable(i)),
+                    );
                 }
                 Read::Frame(other) => {
                     if !self.observe(other) {
@@ -254,11 +351,20 @@ impl Checker<'_> {
         const RULE: &str = "protocol §6.1 register_command";
         let label = format!("command /{name}");
         if name.trim().is_empty() || name.chars().any(char::is_whitespace) {
-            self.report.fail(label, RULE, format!("command name {name:?} is empty or has whitespace (unreachable)"));
+            self.report.fail(
+                label,
+                RULE,
+                format!("command name {name:?} is empty or has whitespace (unreachable)"),
+            );
         } else if name.starts_with('/') {
-            self.report.fail(label, RULE, "register the name without its leading '/'");
+            self.report
+                .fail(label, RULE, "register the name without its leading '/'");
         } else if reg.commands.iter().any(|c| c.eq_ignore_ascii_case(name)) {
-            self.report.warn(label, RULE, "registered twice (names are case-insensitive): the later one is shadowed");
+            self.report.warn(
+                label,
+                RULE,
+                "registered twice (names are case-insensitive): the later one is shadowed",
+            );
         }
     }
 
@@ -266,14 +372,26 @@ impl Checker<'_> {
         const RULE: &str = "protocol §6.2/§8.1 register_tool";
         let label = format!("tool {name}");
         if name.trim().is_empty() || name.chars().any(char::is_whitespace) {
-            self.report.fail(label, RULE, format!("tool name {name:?} is empty or has whitespace"));
+            self.report.fail(
+                label,
+                RULE,
+                format!("tool name {name:?} is empty or has whitespace"),
+            );
             return;
         }
         if RESERVED_TOOL_NAMES.contains(&name) || BUILT_IN_TOOLS.contains(&name) {
-            self.report.warn(label.clone(), RULE, format!("{name:?} is a built-in or reserved tool name: zut's own tool wins"));
+            self.report.warn(
+                label.clone(),
+                RULE,
+                format!("{name:?} is a built-in or reserved tool name: zut's own tool wins"),
+            );
         }
         if reg.tools.iter().any(|(t, _, _)| t == name) {
-            self.report.warn(label.clone(), RULE, "registered twice: the later one is shadowed");
+            self.report.warn(
+                label.clone(),
+                RULE,
+                "registered twice: the later one is shadowed",
+            );
         }
         let is_object = schema
             .and_then(Value::as_object)
@@ -287,7 +405,8 @@ impl Checker<'_> {
     fn observe(&mut self, frame: ExtFrame) -> bool {
         match frame {
             ExtFrame::Hello(_) => {
-                self.report.fail("frames", "protocol §5.1 hello", "a second hello");
+                self.report
+                    .fail("frames", "protocol §5.1 hello", "a second hello");
             }
             ExtFrame::OpenPanel(p) => {
                 self.check_panel("open_panel", &p.panel);
@@ -297,7 +416,11 @@ impl Checker<'_> {
             }
             ExtFrame::PanelRender(p) => {
                 if p.panel_id.trim().is_empty() {
-                    self.report.fail("panel", "protocol §6.17 panel_render", "panel_render without panel_id");
+                    self.report.fail(
+                        "panel",
+                        "protocol §6.17 panel_render",
+                        "panel_render without panel_id",
+                    );
                 } else if !self.panels.contains(&p.panel_id) {
                     self.report.warn("panel", "protocol §6.17 panel_render", format!("panel_render for {:?}, which this extension did not open (ignored by zut)", p.panel_id));
                 }
@@ -305,19 +428,35 @@ impl Checker<'_> {
             ExtFrame::PanelClose(p) => {
                 self.panels.remove(&p.panel_id);
             }
-            ExtFrame::Notify(n) => {
-                if !matches!(n.level.as_str(), "info" | "success" | "warn" | "error") {
-                    self.report.warn("notify", "protocol §6.8 notify", format!("unknown level {:?} (shown as info)", n.level));
-                }
+            ExtFrame::Notify(n)
+                if !matches!(n.level.as_str(), "info" | "success" | "warn" | "error") =>
+            {
+                self.report.warn(
+                    "notify",
+                    "protocol §6.8 notify",
+                    format!("unknown level {:?} (shown as info)", n.level),
+                );
             }
             ExtFrame::Status(s) if s.key.trim().is_empty() => {
-                self.report.warn("status", "protocol §6.9 status", "status without key (ignored by zut)");
+                self.report.warn(
+                    "status",
+                    "protocol §6.9 status",
+                    "status without key (ignored by zut)",
+                );
             }
             ExtFrame::Widget(w) if w.id.trim().is_empty() => {
-                self.report.warn("widget", "protocol §6.10 widget", "widget without id (ignored by zut)");
+                self.report.warn(
+                    "widget",
+                    "protocol §6.10 widget",
+                    "widget without id (ignored by zut)",
+                );
             }
             ExtFrame::Alert(a) if a.kind != "bell" => {
-                self.report.warn("alert", "protocol §6.12 alert", format!("unknown alert kind {:?} (ignored by zut)", a.kind));
+                self.report.warn(
+                    "alert",
+                    "protocol §6.12 alert",
+                    format!("unknown alert kind {:?} (ignored by zut)", a.kind),
+                );
             }
             _ => {}
         }
@@ -326,7 +465,11 @@ impl Checker<'_> {
 
     fn check_panel(&mut self, what: &str, panel: &PanelContent) {
         if panel.id.trim().is_empty() {
-            self.report.fail("panel", "protocol §6.16 open_panel", format!("{what} without a panel id"));
+            self.report.fail(
+                "panel",
+                "protocol §6.16 open_panel",
+                format!("{what} without a panel id"),
+            );
         } else {
             self.panels.insert(panel.id.clone());
         }
@@ -334,25 +477,52 @@ impl Checker<'_> {
 
     async fn read_failure(&mut self, name: &str, read: Read) {
         match read {
-            Read::Bad(line, e) => self.report.fail(name.to_string(), "protocol §1/§6 framing", format!("stray output on stdout: {} ({e})", clip(&line))),
-            Read::TooLong => self.report.fail(name.to_string(), "protocol §1 framing", "a frame exceeds 4 MiB: zut disconnects the extension"),
+            Read::Bad(line, e) => self.report.fail(
+                name.to_string(),
+                "protocol §1/§6 framing",
+                format!("stray output on stdout: {} ({e})", clip(&line)),
+            ),
+            Read::TooLong => self.report.fail(
+                name.to_string(),
+                "protocol §1 framing",
+                "a frame exceeds 4 MiB: zut disconnects the extension",
+            ),
             Read::Eof => {
                 let status = self.wire.wait(Duration::from_millis(500)).await;
                 let how = status.map_or(String::new(), |s| format!(" ({s})"));
-                self.report.fail(name.to_string(), "protocol §13.2 crash", format!("extension exited{how}"));
+                self.report.fail(
+                    name.to_string(),
+                    "protocol §13.2 crash",
+                    format!("extension exited{how}"),
+                );
             }
-            Read::Error(e) => self.report.fail(name.to_string(), "protocol §1 framing", format!("read: {e}")),
+            Read::Error(e) => self.report.fail(
+                name.to_string(),
+                "protocol §1 framing",
+                format!("read: {e}"),
+            ),
             Read::Timeout | Read::Frame(_) => {}
         }
     }
 
     /// Reads frames until `pick` accepts one, checking the others; `None` on failure (reported).
-    async fn reply<T>(&mut self, name: &str, rule: &'static str, timeout: Duration, mut pick: impl FnMut(&ExtFrame) -> bool, take: impl Fn(ExtFrame) -> Option<T>) -> Option<(T, Duration)> {
+    async fn reply<T>(
+        &mut self,
+        name: &str,
+        rule: &'static str,
+        timeout: Duration,
+        mut pick: impl FnMut(&ExtFrame) -> bool,
+        take: impl Fn(ExtFrame) -> Option<T>,
+    ) -> Option<(T, Duration)> {
         let start = Instant::now();
         loop {
             let left = timeout.saturating_sub(start.elapsed());
             if left.is_zero() {
-                self.report.fail(name.to_string(), rule, format!("no reply within {} s", timeout.as_secs_f32()));
+                self.report.fail(
+                    name.to_string(),
+                    rule,
+                    format!("no reply within {} s", timeout.as_secs_f32()),
+                );
                 return None;
             }
             match self.wire.read(left).await {
@@ -385,7 +555,11 @@ impl Checker<'_> {
                 None => (sample(schema.as_ref().unwrap_or(&json!({}))), "sample"),
             };
             let id = format!("test-tool-{i}");
-            let call = HostFrame::ToolCall(ToolCall { id: id.clone(), name: name.clone(), args: args.clone() });
+            let call = HostFrame::ToolCall(ToolCall {
+                id: id.clone(),
+                name: name.clone(),
+                args: args.clone(),
+            });
             if !self.wire.send(&call).await {
                 self.report.fail(label, RULE, "stdin closed");
                 return;
@@ -393,15 +567,30 @@ impl Checker<'_> {
             let want = id.clone();
             let closed_before = self.closed_panels;
             let got = self
-                .reply(&label, RULE, self.opts.timeout, |f| matches!(f, ExtFrame::ToolResult(r) if r.id == want), |f| match f {
-                    ExtFrame::ToolResult(r) => Some(r),
-                    _ => None,
-                })
+                .reply(
+                    &label,
+                    RULE,
+                    self.opts.timeout,
+                    |f| matches!(f, ExtFrame::ToolResult(r) if r.id == want),
+                    |f| match f {
+                        ExtFrame::ToolResult(r) => Some(r),
+                        _ => None,
+                    },
+                )
                 .await;
             let Some((result, took)) = got else { return };
             let (problems, notes) = content_problems(&result.content);
-            let details = result.details.as_ref().map(|d| serde_json::to_vec(d).map_or(0, |v| v.len())).unwrap_or(0);
-            let mut what = format!("{given} args {} -> {} block(s) in {} ms", clip(&args.to_string()), result.content.len(), took.as_millis());
+            let details = result
+                .details
+                .as_ref()
+                .map(|d| serde_json::to_vec(d).map_or(0, |v| v.len()))
+                .unwrap_or(0);
+            let mut what = format!(
+                "{given} args {} -> {} block(s) in {} ms",
+                clip(&args.to_string()),
+                result.content.len(),
+                took.as_millis()
+            );
             if *deferred {
                 what.push_str(" (deferred)");
             }
@@ -409,14 +598,28 @@ impl Checker<'_> {
                 what.push_str(" (it opened a panel; the test closed it like Esc)");
             }
             if !problems.is_empty() {
-                self.report.fail(label, RULE, format!("{what}: {}", problems.join("; ")));
+                self.report
+                    .fail(label, RULE, format!("{what}: {}", problems.join("; ")));
             } else if details > MAX_DETAILS {
                 self.report.fail(label, "protocol §8.5 details", format!("{what}: details is {details} bytes, over 256 KiB: zut replaces the result with an error"));
             } else if !notes.is_empty() {
-                self.report.warn(label, RULE, format!("{what}: {}", notes.join("; ")));
+                self.report
+                    .warn(label, RULE, format!("{what}: {}", notes.join("; ")));
             } else if result.is_error {
-                let text = result.content.iter().filter_map(|b| b.text.clone()).collect::<Vec<_>>().join(" ");
-                self.report.warn(label, RULE, format!("{what}: is_error: {} (give real arguments with --args {name}='{{...}}')", clip(&text)));
+                let text = result
+                    .content
+                    .iter()
+                    .filter_map(|b| b.text.clone())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                self.report.warn(
+                    label,
+                    RULE,
+                    format!(
+                        "{what}: is_error: {} (give real arguments with --args {name}='{{...}}')",
+                        clip(&text)
+                    ),
+                );
             } else {
                 self.report.pass(label, RULE, what);
             }
@@ -428,23 +631,44 @@ impl Checker<'_> {
         for (i, name) in reg.commands.iter().enumerate() {
             let label = format!("command /{name}");
             let id = format!("test-command-{i}");
-            let frame = HostFrame::CommandInvoked(CommandInvoked { id: id.clone(), name: name.clone(), args: String::new() });
+            let frame = HostFrame::CommandInvoked(CommandInvoked {
+                id: id.clone(),
+                name: name.clone(),
+                args: String::new(),
+            });
             if !self.wire.send(&frame).await {
                 self.report.fail(label, RULE, "stdin closed");
                 return;
             }
             let want = id.clone();
             let got = self
-                .reply(&label, RULE, self.opts.timeout, |f| matches!(f, ExtFrame::CommandResponse(r) if r.id == want), |f| match f {
-                    ExtFrame::CommandResponse(r) => Some(r),
-                    _ => None,
-                })
+                .reply(
+                    &label,
+                    RULE,
+                    self.opts.timeout,
+                    |f| matches!(f, ExtFrame::CommandResponse(r) if r.id == want),
+                    |f| match f {
+                        ExtFrame::CommandResponse(r) => Some(r),
+                        _ => None,
+                    },
+                )
                 .await;
             let Some((resp, took)) = got else { return };
-            let action = if resp.action.is_empty() { "noop" } else { resp.action.as_str() };
+            let action = if resp.action.is_empty() {
+                "noop"
+            } else {
+                resp.action.as_str()
+            };
             let what = format!("action {action} in {} ms", took.as_millis());
             if !resp.error.is_empty() {
-                self.report.warn(label, RULE, format!("{what}, error {:?} (no arguments were given)", clip(&resp.error)));
+                self.report.warn(
+                    label,
+                    RULE,
+                    format!(
+                        "{what}, error {:?} (no arguments were given)",
+                        clip(&resp.error)
+                    ),
+                );
                 continue;
             }
             match action {
@@ -452,14 +676,29 @@ impl Checker<'_> {
                 "open_panel" => match &resp.open_panel {
                     Some(p) if !p.id.trim().is_empty() => {
                         let id = p.id.clone();
-                        self.report.pass(label, RULE, format!("{what}, panel {id:?} with {} line(s)", p.lines.len()));
-                        let close = HostFrame::PanelClose(zut_protocol::PanelClose { panel_id: id });
+                        self.report.pass(
+                            label,
+                            RULE,
+                            format!("{what}, panel {id:?} with {} line(s)", p.lines.len()),
+                        );
+                        let close =
+                            HostFrame::PanelClose(zut_protocol::PanelClose { panel_id: id });
                         let _ = self.wire.send(&close).await;
                     }
-                    Some(_) => self.report.fail(label, "protocol §6.16 open_panel", "open_panel without a panel id"),
-                    None => self.report.warn(label, RULE, "action open_panel without an open_panel object (nothing happens)"),
+                    Some(_) => self.report.fail(
+                        label,
+                        "protocol §6.16 open_panel",
+                        "open_panel without a panel id",
+                    ),
+                    None => self.report.warn(
+                        label,
+                        RULE,
+                        "action open_panel without an open_panel object (nothing happens)",
+                    ),
                 },
-                other => self.report.fail(label, RULE, format!("unknown action {other:?}")),
+                other => self
+                    .report
+                    .fail(label, RULE, format!("unknown action {other:?}")),
             }
         }
     }
@@ -473,7 +712,11 @@ impl Checker<'_> {
             }
             let label = format!("intercept {event}");
             let id = format!("test-intercept-{i}");
-            let mut frame = EventIntercept { id: id.clone(), event: event.clone(), ..EventIntercept::default() };
+            let mut frame = EventIntercept {
+                id: id.clone(),
+                event: event.clone(),
+                ..EventIntercept::default()
+            };
             match event.as_str() {
                 "tool_call" => {
                     frame.tool_id = "test-call".into();
@@ -489,17 +732,35 @@ impl Checker<'_> {
             }
             let want = id.clone();
             let got = self
-                .reply(&label, RULE, INTERCEPT_TIMEOUT, |f| matches!(f, ExtFrame::EventInterceptResponse(r) if r.id == want), |f| match f {
-                    ExtFrame::EventInterceptResponse(r) => Some(r),
-                    _ => None,
-                })
+                .reply(
+                    &label,
+                    RULE,
+                    INTERCEPT_TIMEOUT,
+                    |f| matches!(f, ExtFrame::EventInterceptResponse(r) if r.id == want),
+                    |f| match f {
+                        ExtFrame::EventInterceptResponse(r) => Some(r),
+                        _ => None,
+                    },
+                )
                 .await;
             let Some((resp, took)) = got else { return };
-            let verdict = if resp.block { format!("block ({})", resp.reason) } else { "allow".to_string() };
-            let what = format!("{verdict} in {} ms (deadline {} s)", took.as_millis(), INTERCEPT_TIMEOUT.as_secs());
+            let verdict = if resp.block {
+                format!("block ({})", resp.reason)
+            } else {
+                "allow".to_string()
+            };
+            let what = format!(
+                "{verdict} in {} ms (deadline {} s)",
+                took.as_millis(),
+                INTERCEPT_TIMEOUT.as_secs()
+            );
             match &resp.modified_args {
                 Some(v) if !v.is_object() && !resp.block => {
-                    self.report.warn(label, "protocol §11.1 modified_args", format!("{what}: modified_args must be a JSON object (ignored)"));
+                    self.report.warn(
+                        label,
+                        "protocol §11.1 modified_args",
+                        format!("{what}: modified_args must be a JSON object (ignored)"),
+                    );
                 }
                 _ => self.report.pass(label, RULE, what),
             }
@@ -508,7 +769,10 @@ impl Checker<'_> {
 
     async fn events(&mut self, reg: &Registered) {
         let mut sent = 0;
-        for name in LIFECYCLE_EVENTS.iter().filter(|e| reg.events.iter().any(|s| s == *e)) {
+        for name in LIFECYCLE_EVENTS
+            .iter()
+            .filter(|e| reg.events.iter().any(|s| s == *e))
+        {
             let mut ev = Event::named(*name);
             match *name {
                 "turn_start" => ev.step = 1,
@@ -533,9 +797,17 @@ impl Checker<'_> {
         // Give the handlers a moment, then make sure the extension still answers.
         tokio::time::sleep(Duration::from_millis(50)).await;
         if let Some(status) = self.wire.exited() {
-            self.report.fail("events", "protocol §10 events", format!("extension exited after {sent} event(s): {status}"));
+            self.report.fail(
+                "events",
+                "protocol §10 events",
+                format!("extension exited after {sent} event(s): {status}"),
+            );
         } else {
-            self.report.pass("events", "protocol §10 events", format!("{sent} subscribed event(s) delivered, still running"));
+            self.report.pass(
+                "events",
+                "protocol §10 events",
+                format!("{sent} subscribed event(s) delivered, still running"),
+            );
         }
     }
 
@@ -543,7 +815,8 @@ impl Checker<'_> {
         const RULE: &str = "protocol §13.1 shutdown";
         let start = Instant::now();
         if !self.wire.send(&HostFrame::Shutdown).await {
-            self.report.fail("shutdown", RULE, "stdin closed before shutdown");
+            self.report
+                .fail("shutdown", RULE, "stdin closed before shutdown");
             return;
         }
         let mut acked = false;
@@ -566,14 +839,35 @@ impl Checker<'_> {
             }
         }
         self.wire.close_stdin();
-        let left = SHUTDOWN_GRACE.saturating_sub(start.elapsed()).max(Duration::from_millis(100));
+        let left = SHUTDOWN_GRACE
+            .saturating_sub(start.elapsed())
+            .max(Duration::from_millis(100));
         let exited = self.wire.wait(left).await;
         let ms = start.elapsed().as_millis();
         match exited {
-            None => self.report.fail("shutdown", RULE, format!("still running {} s after shutdown: zut would SIGTERM it", SHUTDOWN_GRACE.as_secs())),
-            Some(status) if !acked => self.report.warn("shutdown", RULE, format!("exited ({status}) in {ms} ms without shutdown_ack")),
-            Some(status) if !status.success() => self.report.warn("shutdown", RULE, format!("shutdown_ack, then exit {status} (expected 0)")),
-            Some(_) => self.report.pass("shutdown", RULE, format!("shutdown_ack and exit 0 in {ms} ms")),
+            None => self.report.fail(
+                "shutdown",
+                RULE,
+                format!(
+                    "still running {} s after shutdown: zut would SIGTERM it",
+                    SHUTDOWN_GRACE.as_secs()
+                ),
+            ),
+            Some(status) if !acked => self.report.warn(
+                "shutdown",
+                RULE,
+                format!("exited ({status}) in {ms} ms without shutdown_ack"),
+            ),
+            Some(status) if !status.success() => self.report.warn(
+                "shutdown",
+                RULE,
+                format!("shutdown_ack, then exit {status} (expected 0)"),
+            ),
+            Some(_) => self.report.pass(
+                "shutdown",
+                RULE,
+                format!("shutdown_ack and exit 0 in {ms} ms"),
+            ),
         }
         // Children of the extension (its process group) must be gone too.
         let deadline = Instant::now() + Duration::from_millis(300);
@@ -582,9 +876,17 @@ impl Checker<'_> {
         }
         if exited.is_some() {
             if group_alive(self.wire.pgid) {
-                self.report.fail("processes", "protocol §13.1 process group", "processes of the extension's group are still running after it exited");
+                self.report.fail(
+                    "processes",
+                    "protocol §13.1 process group",
+                    "processes of the extension's group are still running after it exited",
+                );
             } else {
-                self.report.pass("processes", "protocol §13.1 process group", "no process left behind");
+                self.report.pass(
+                    "processes",
+                    "protocol §13.1 process group",
+                    "no process left behind",
+                );
             }
         }
     }
@@ -600,12 +902,16 @@ fn content_problems(content: &[ContentBlock]) -> (Vec<String>, Vec<String>) {
     }
     for (i, b) in content.iter().enumerate() {
         match b.kind.as_str() {
-            "text" if b.text.as_deref().unwrap_or("").is_empty() => notes.push(format!("block {i}: empty text (dropped)")),
+            "text" if b.text.as_deref().unwrap_or("").is_empty() => {
+                notes.push(format!("block {i}: empty text (dropped)"))
+            }
             "text" => {}
             "image" => {
                 let data = b.data.as_deref().unwrap_or("");
                 if let Err(e) = base64::engine::general_purpose::STANDARD.decode(data) {
-                    out.push(format!("block {i}: image data is not standard base64 ({e})"));
+                    out.push(format!(
+                        "block {i}: image data is not standard base64 ({e})"
+                    ));
                 }
                 if b.mime_type.as_deref().unwrap_or("").is_empty() {
                     out.push(format!("block {i}: image without mime_type"));
@@ -627,7 +933,12 @@ fn clip(s: &str) -> String {
 }
 
 fn tail(path: &Path, n: usize) -> Vec<String> {
-    let text = std::fs::read(path).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+    let text = std::fs::read(path)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    lines[lines.len().saturating_sub(n)..].iter().map(|l| clip(l)).collect()
+    lines[lines.len().saturating_sub(n)..]
+        .iter()
+        .map(|l| clip(l))
+        .collect()
 }

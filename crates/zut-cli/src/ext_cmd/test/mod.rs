@@ -35,11 +35,17 @@ pub fn run(ctx: &ExtContext, argv: &[String]) -> anyhow::Result<i32> {
     };
     if a.help {
         crate::errln!("{}", args::USAGE);
-        crate::errln!("checks an extension directory against the protocol without a model (see docs/cli.md)");
+        crate::errln!(
+            "checks an extension directory against the protocol without a model (see docs/cli.md)"
+        );
         return Ok(0);
     }
     let dir = a.dir.clone().unwrap_or_else(|| ".".into());
-    let dir = if dir.is_absolute() { dir } else { ctx.cwd.join(dir) };
+    let dir = if dir.is_absolute() {
+        dir
+    } else {
+        ctx.cwd.join(dir)
+    };
     let dir = dir.canonicalize().unwrap_or(dir);
     if !dir.is_dir() {
         crate::errln!("zut ext test: {}: not a directory", dir.display());

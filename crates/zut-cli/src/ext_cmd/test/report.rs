@@ -54,7 +54,13 @@ pub struct Report {
 
 impl Report {
     /// Records a check.
-    pub fn add(&mut self, name: impl Into<String>, status: Status, rule: &'static str, message: impl Into<String>) {
+    pub fn add(
+        &mut self,
+        name: impl Into<String>,
+        status: Status,
+        rule: &'static str,
+        message: impl Into<String>,
+    ) {
         self.checks.push(Check {
             name: name.into(),
             status,
@@ -64,17 +70,32 @@ impl Report {
     }
 
     /// Records a passing check.
-    pub fn pass(&mut self, name: impl Into<String>, rule: &'static str, message: impl Into<String>) {
+    pub fn pass(
+        &mut self,
+        name: impl Into<String>,
+        rule: &'static str,
+        message: impl Into<String>,
+    ) {
         self.add(name, Status::Pass, rule, message);
     }
 
     /// Records a warning.
-    pub fn warn(&mut self, name: impl Into<String>, rule: &'static str, message: impl Into<String>) {
+    pub fn warn(
+        &mut self,
+        name: impl Into<String>,
+        rule: &'static str,
+        message: impl Into<String>,
+    ) {
         self.add(name, Status::Warn, rule, message);
     }
 
     /// Records a failure.
-    pub fn fail(&mut self, name: impl Into<String>, rule: &'static str, message: impl Into<String>) {
+    pub fn fail(
+        &mut self,
+        name: impl Into<String>,
+        rule: &'static str,
+        message: impl Into<String>,
+    ) {
         self.add(name, Status::Fail, rule, message);
     }
 
@@ -90,7 +111,12 @@ impl Report {
     /// The readable report.
     pub fn to_text(&self) -> String {
         let mut out = format!("zut ext test: {} ({})\n", self.extension, self.dir);
-        let width = self.checks.iter().map(|c| c.name.chars().count()).max().unwrap_or(0);
+        let width = self
+            .checks
+            .iter()
+            .map(|c| c.name.chars().count())
+            .max()
+            .unwrap_or(0);
         for c in &self.checks {
             out.push_str(&format!(
                 "  {:<4}  {:<width$}  {}  [{}]\n",

@@ -22,14 +22,26 @@ fn sample_at(schema: &Value, depth: usize) -> Value {
             return v.clone();
         }
     }
-    if let Some(v) = obj.get("examples").and_then(Value::as_array).and_then(|a| a.first()) {
+    if let Some(v) = obj
+        .get("examples")
+        .and_then(Value::as_array)
+        .and_then(|a| a.first())
+    {
         return v.clone();
     }
-    if let Some(v) = obj.get("enum").and_then(Value::as_array).and_then(|a| a.first()) {
+    if let Some(v) = obj
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|a| a.first())
+    {
         return v.clone();
     }
     for key in ["anyOf", "oneOf", "allOf"] {
-        if let Some(first) = obj.get(key).and_then(Value::as_array).and_then(|a| a.first()) {
+        if let Some(first) = obj
+            .get(key)
+            .and_then(Value::as_array)
+            .and_then(|a| a.first())
+        {
             return sample_at(first, depth + 1);
         }
     }
@@ -48,13 +60,23 @@ fn sample_at(schema: &Value, depth: usize) -> Value {
             let min = obj.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
             Value::String("test".repeat(min / 4 + 1))
         }
-        "integer" => json!(obj.get("minimum").and_then(Value::as_i64).unwrap_or(1).max(1)),
-        "number" => json!(obj.get("minimum").and_then(Value::as_f64).unwrap_or(1.0).max(1.0)),
+        "integer" => json!(obj
+            .get("minimum")
+            .and_then(Value::as_i64)
+            .unwrap_or(1)
+            .max(1)),
+        "number" => json!(obj
+            .get("minimum")
+            .and_then(Value::as_f64)
+            .unwrap_or(1.0)
+            .max(1.0)),
         "boolean" => json!(true),
         "null" => Value::Null,
         "array" => {
             let min = obj.get("minItems").and_then(Value::as_u64).unwrap_or(0) as usize;
-            let item = obj.get("items").map_or(json!("test"), |s| sample_at(s, depth + 1));
+            let item = obj
+                .get("items")
+                .map_or(json!("test"), |s| sample_at(s, depth + 1));
             Value::Array(vec![item; min])
         }
         _ => {
@@ -63,7 +85,10 @@ fn sample_at(schema: &Value, depth: usize) -> Value {
             let required = obj.get("required").and_then(Value::as_array);
             if let (Some(props), Some(required)) = (props, required) {
                 for name in required.iter().filter_map(Value::as_str) {
-                    let sub = props.get(name).cloned().unwrap_or(json!({"type": "string"}));
+                    let sub = props
+                        .get(name)
+                        .cloned()
+                        .unwrap_or(json!({"type": "string"}));
                     out.insert(name.to_string(), sample_at(&sub, depth + 1));
                 }
             }
@@ -91,7 +116,12 @@ mod tests {
 
     #[test]
     fn defaults_and_odd_schemas() {
-        assert_eq!(sample(&json!({"type":"object","properties":{"a":{"type":"string","default":"x"}},"required":["a"]})), json!({"a":"x"}));
+        assert_eq!(
+            sample(
+                &json!({"type":"object","properties":{"a":{"type":"string","default":"x"}},"required":["a"]})
+            ),
+            json!({"a":"x"})
+        );
         assert_eq!(sample(&json!(null)), json!({}));
         assert_eq!(sample(&json!({})), json!({}));
         assert_eq!(sample(&json!({"type":["null","boolean"]})), json!(true));

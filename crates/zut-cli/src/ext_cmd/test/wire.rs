@@ -40,7 +40,12 @@ pub struct Wire {
 
 impl Wire {
     /// Starts `spec` in `dir` with stderr appended to `stderr_log`.
-    pub fn spawn(spec: &ExecSpec, args: &[String], dir: &Path, stderr_log: &Path) -> Result<Self, String> {
+    pub fn spawn(
+        spec: &ExecSpec,
+        args: &[String],
+        dir: &Path,
+        stderr_log: &Path,
+    ) -> Result<Self, String> {
         let program: PathBuf = match spec {
             ExecSpec::Local(p) => p.clone(),
             ExecSpec::Path(name) => PathBuf::from(name),
@@ -61,7 +66,9 @@ impl Wire {
             .kill_on_drop(true);
         #[cfg(unix)]
         cmd.process_group(0);
-        let mut child = cmd.spawn().map_err(|e| format!("{}: {e}", program.display()))?;
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| format!("{}: {e}", program.display()))?;
         let pgid = child.id().unwrap_or(0);
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().ok_or("no stdout pipe")?;
@@ -107,7 +114,10 @@ impl Wire {
 
     /// Waits for the process to exit; `None` on timeout.
     pub async fn wait(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
-        tokio::time::timeout(timeout, self.child.wait()).await.ok().and_then(Result::ok)
+        tokio::time::timeout(timeout, self.child.wait())
+            .await
+            .ok()
+            .and_then(Result::ok)
     }
 
     /// Whether the process has exited (without waiting).

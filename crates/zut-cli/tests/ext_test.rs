@@ -1,0 +1,404 @@
+//! `zut ext test` against real extension processes: the SDK examples and
+//! the hand-written ones pass; a set of broken extensions (Python scripts
+//! like the host tests' misbehaving fixtures) fail with the right check
+//! and message; bad arguments exit 2.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{write_manifest, zut, TestEnv};
+use serde_json::{json, Value};
+use zut_test_support::{install_rust_example, python_extension, workspace_root};
+
+fn dir_arg(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Runs `zut ext test --json <dir> <extra>` and returns (exit code, report).
+fn test_json(env: &TestEnv, dir: &Path, extra: &[&str]) -> (i32, Value) {
+    let mut args = vec!["ext", "test", "--json", dir_arg(dir)];
+    args.extend_from_slice(extra);
+    let run = zut(env, &args);
+    let report: Value = serde_json::from_str(run.stdout.trim()).unwrap_or_else(|e| {
+        panic!(
+            "--json output is not JSON ({e}): {}\n{}",
+            run.stdout, run.stderr
+        )
+    });
+    (run.code, report)
+}
+
+/// The check named `name`: (status, message).
+fn check(report: &Value, name: &str) -> (String, String) {
+    let c = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no check {name:?} in {report:#}"));
+    (
+        c["status"].as_str().unwrap().to_string(),
+        c["message"].as_str().unwrap().to_string(),
+    )
+}
+
+fn assert_fails(report: &Value, name: &str, needle: &str) {
+    let (status, message) = check(report, name);
+    assert_eq!(status, "fail", "{name}: {message}\n{report:#}");
+    assert!(
+        message.contains(needle),
+        "{name}: {message:?} lacks {needle:?}"
+    );
+    assert_eq!(report["ok"], false);
+}
+
+/// A Python extension: `hello` as given, then `body` after the hello_ack.
+fn broken(env: &TestEnv, name: &str, body: &str) -> PathBuf {
+    let dir = env.project.join(name);
+    let script = format!(
+        "import json, sys, time, os, subprocess\n\
+         def emit(o):\n    sys.stdout.write(json.dumps(o) + '\\n'); sys.stdout.flush()\n\
+         {body}\n"
+    );
+    python_extension(&dir, name, &script)
+}
+
+const HELLO: &str = "emit({'type':'hello','protocol_version':2,'name':NAME}); sys.stdin.readline()";
+
+fn hello(name: &str) -> String {
+    HELLO.replace("NAME", &format!("{name:?}"))
+}
+
+/// Answers every request like a small working extension; `extra` runs per frame.
+fn serve(extra: &str) -> String {
+    format!(
+        "for line in sys.stdin:\n    m = json.loads(line)\n{extra}\n    if m['type'] == 'shutdown':\n        emit({{'type':'shutdown_ack'}}); break\n"
+    )
+}
+
+#[test]
+fn sdk_and_script_examples_pass() {
+    let env = TestEnv::new();
+    let root = workspace_root();
+    let mut dirs: Vec<PathBuf> = ["hello", "notes", "guard", "panel"]
+        .iter()
+        .flat_map(|e| {
+            [
+                root.join("sdk/python/examples").join(e),
+                root.join("sdk/typescript/examples").join(e),
+            ]
+        })
+        .collect();
+    dirs.push(root.join("examples/extensions/hello-py"));
+    dirs.push(root.join("examples/extensions/clock"));
+    dirs.push(install_rust_example(
+        "hello",
+        &env.project.join("rust-hello"),
+    ));
+    for dir in dirs {
+        let (code, report) = test_json(&env, &dir, &[]);
+        assert_eq!(code, 0, "{}: {report:#}", dir.display());
+        assert_eq!(report["ok"], true);
+        assert_eq!(report["failed"], 0);
+        assert!(report["passed"].as_u64().unwrap() >= 6, "{report:#}");
+        for name in ["handshake", "ready", "shutdown", "processes"] {
+            assert_eq!(check(&report, name).0, "pass", "{}: {name}", dir.display());
+        }
+    }
+}
+
+#[test]
+fn text_report_names_rules_and_counts() {
+    let env = TestEnv::new();
+    let dir = workspace_root().join("sdk/python/examples/notes");
+    let run = zut(&env, &["ext", "test", dir_arg(&dir)]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.starts_with("zut ext test: notes-python ("),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("pass  tool note_add"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("[protocol §5.1 hello]"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains(" passed, 0 failed, "), "{}", run.stdout);
+}
+
+#[test]
+fn given_tool_arguments_are_used() {
+    let env = TestEnv::new();
+    let dir = workspace_root().join("sdk/python/examples/notes");
+    let (code, report) = test_json(&env, &dir, &["--args", "note_add={\"text\":\"milk\"}"]);
+    assert_eq!(code, 0);
+    assert!(
+        check(&report, "tool note_add")
+            .1
+            .starts_with("given args {\"text\":\"milk\"}"),
+        "{report:#}"
+    );
+}
+
+#[test]
+fn handshake_failures() {
+    let env = TestEnv::new();
+    let cases = [
+        (
+            "stray",
+            "print('starting up...')",
+            "handshake",
+            "stray output before hello",
+        ),
+        (
+            "v1",
+            "emit({'type':'hello','protocol_version':1,'name':'v1'})",
+            "handshake",
+            "unsupported protocol_version 1 (want 2)",
+        ),
+        (
+            "notfirst",
+            "emit({'type':'ready'})",
+            "handshake",
+            "first frame must be hello (got \"ready\")",
+        ),
+        (
+            "dies",
+            "sys.exit(3)",
+            "handshake",
+            "closed stdout before hello",
+        ),
+        (
+            "noname",
+            "emit({'type':'hello','protocol_version':2})",
+            "handshake",
+            "hello.name is empty",
+        ),
+        (
+            "huge",
+            "sys.stdout.write('x' * (4*1024*1024 + 10) + '\\n'); sys.stdout.flush(); time.sleep(5)",
+            "handshake",
+            "exceeds 4 MiB",
+        ),
+    ];
+    for (name, body, check_name, needle) in cases {
+        let dir = broken(&env, name, body);
+        let (code, report) = test_json(&env, &dir, &[]);
+        assert_eq!(code, 1, "{name}: {report:#}");
+        assert_fails(&report, check_name, needle);
+        assert_eq!(report["extension"], name);
+    }
+}
+
+#[test]
+fn manifest_errors_fail_first() {
+    let env = TestEnv::new();
+    let dir = env.project.join("badjson");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("extension.json"), "{\"name\": \"x\",").unwrap();
+    let (code, report) = test_json(&env, &dir, &[]);
+    assert_eq!(code, 1);
+    assert_fails(&report, "manifest", "parse manifest");
+    assert_eq!(report["checks"].as_array().unwrap().len(), 1);
+
+    let noexec = env.project.join("noexec");
+    write_manifest(&noexec, &json!({"name": "noexec"}));
+    let (_, report) = test_json(&env, &noexec, &[]);
+    assert_fails(&report, "manifest", "exec is required");
+
+    let missing = env.project.join("missing");
+    write_manifest(
+        &missing,
+        &json!({"name": "missing", "exec": "zut-no-such-runtime-xyz"}),
+    );
+    let (_, report) = test_json(&env, &missing, &[]);
+    assert_fails(&report, "spawn", "cannot start");
+}
+
+#[test]
+fn registration_and_stray_output_after_hello() {
+    let env = TestEnv::new();
+    let dir = broken(
+        &env,
+        "chatty",
+        &format!(
+            "{}\nprint('registering...')\nemit({{'type':'ready'}})\n{}",
+            hello("chatty"),
+            serve("")
+        ),
+    );
+    let (_, report) = test_json(&env, &dir, &[]);
+    assert_fails(&report, "ready", "stray output on stdout: registering...");
+
+    let dir = broken(
+        &env,
+        "neverready",
+        &format!(
+            "{}\nemit({{'type':'register_command','name':'x'}})\ntime.sleep(30)",
+            hello("neverready")
+        ),
+    );
+    let (_, report) = test_json(&env, &dir, &[]);
+    assert_fails(&report, "ready", "no ready within 3 s");
+
+    let dir = broken(&env, "badnames", &format!(
+        "{}\nemit({{'type':'register_command','name':'/slash'}})\nemit({{'type':'register_command','name':'two words'}})\n\
+         emit({{'type':'register_tool','name':'bash','schema':{{'type':'object'}}}})\nemit({{'type':'ready'}})\n{}",
+        hello("badnames"),
+        serve("    if m['type'] == 'tool_call': emit({'type':'tool_result','id':m['id'],'content':[{'type':'text','text':'ok'}]})\n    if m['type'] == 'command_invoked': emit({'type':'command_response','id':m['id'],'action':'noop'})")
+    ));
+    let (code, report) = test_json(&env, &dir, &[]);
+    assert_eq!(code, 1);
+    let names: Vec<(String, String, String)> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap().into(),
+                c["status"].as_str().unwrap().into(),
+                c["message"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert!(
+        names.iter().any(|(n, s, m)| n == "command //slash"
+            && s == "fail"
+            && m.contains("without its leading '/'")),
+        "{names:?}"
+    );
+    assert!(
+        names
+            .iter()
+            .any(|(n, s, m)| n == "command /two words" && s == "fail" && m.contains("whitespace")),
+        "{names:?}"
+    );
+    assert!(
+        names
+            .iter()
+            .any(|(n, s, m)| n == "tool bash" && s == "warn" && m.contains("built-in")),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn name_mismatch_is_a_warning() {
+    let env = TestEnv::new();
+    let dir = broken(
+        &env,
+        "manifest-name",
+        &format!(
+            "{}\nemit({{'type':'ready'}})\n{}",
+            hello("other-name"),
+            serve("")
+        ),
+    );
+    let (code, report) = test_json(&env, &dir, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    let (status, message) = check(&report, "name");
+    assert_eq!(status, "warn");
+    assert!(
+        message.contains("differs from the manifest name"),
+        "{message}"
+    );
+    assert_eq!(report["warnings"], 1);
+}
+
+#[test]
+fn replies_that_break_the_protocol() {
+    let env = TestEnv::new();
+    let tool = |name: &str, reply: &str| {
+        broken(&env, name, &format!(
+            "{}\nemit({{'type':'register_tool','name':'t','schema':{{'type':'object','properties':{{'n':{{'type':'integer'}}}},'required':['n']}}}})\nemit({{'type':'ready'}})\n{}",
+            hello(name),
+            serve(&format!("    if m['type'] == 'tool_call':\n        assert m['args'] == {{'n': 1}}, m\n{reply}"))
+        ))
+    };
+    let silent = tool("silent", "        pass");
+    let (_, report) = test_json(&env, &silent, &["--timeout", "0.5"]);
+    assert_fails(&report, "tool t", "no reply within 0.5 s");
+
+    let image = tool("badimage", "        emit({'type':'tool_result','id':m['id'],'content':[{'type':'image','mime_type':'image/png','data':'%%%'}]})");
+    let (_, report) = test_json(&env, &image, &[]);
+    assert_fails(&report, "tool t", "not standard base64");
+
+    let crash = tool("crash", "        sys.exit(2)");
+    let (_, report) = test_json(&env, &crash, &[]);
+    assert_fails(&report, "tool t", "extension exited");
+
+    let huge = tool("hugedetails", "        emit({'type':'tool_result','id':m['id'],'content':[{'type':'text','text':'ok'}],'details':'x'*300000})");
+    let (_, report) = test_json(&env, &huge, &[]);
+    assert_fails(&report, "tool t", "over 256 KiB");
+
+    let action = broken(&env, "badaction", &format!(
+        "{}\nemit({{'type':'register_command','name':'go'}})\nemit({{'type':'ready'}})\n{}",
+        hello("badaction"),
+        serve("    if m['type'] == 'command_invoked': emit({'type':'command_response','id':m['id'],'action':'explode'})")
+    ));
+    let (_, report) = test_json(&env, &action, &[]);
+    assert_fails(&report, "command /go", "unknown action \"explode\"");
+}
+
+#[test]
+fn slow_interceptor_misses_its_deadline() {
+    let env = TestEnv::new();
+    let dir = broken(
+        &env,
+        "slowguard",
+        &format!(
+        "{}\nemit({{'type':'subscribe','intercept':['tool_call']}})\nemit({{'type':'ready'}})\n{}",
+        hello("slowguard"),
+        serve("")
+    ),
+    );
+    let (_, report) = test_json(&env, &dir, &[]);
+    assert_fails(&report, "intercept tool_call", "no reply within 5 s");
+}
+
+#[test]
+fn shutdown_and_leftover_processes() {
+    let env = TestEnv::new();
+    let stubborn = broken(
+        &env,
+        "stubborn",
+        &format!(
+            "{}\nemit({{'type':'ready'}})\nfor line in sys.stdin:\n    pass\ntime.sleep(30)",
+            hello("stubborn")
+        ),
+    );
+    let (_, report) = test_json(&env, &stubborn, &[]);
+    assert_fails(&report, "shutdown", "still running 2 s after shutdown");
+
+    let leaky = broken(
+        &env,
+        "leaky",
+        &format!(
+            "{}\nchild = subprocess.Popen(['sleep', '30'])\nemit({{'type':'ready'}})\n{}",
+            hello("leaky"),
+            serve("")
+        ),
+    );
+    let (code, report) = test_json(&env, &leaky, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(check(&report, "shutdown").0, "pass", "{report:#}");
+    assert_fails(&report, "processes", "still running after it exited");
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    let env = TestEnv::new();
+    let run = zut(&env, &["ext", "test", "/no/such/dir/zut"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("not a directory"), "{}", run.stderr);
+    let run = zut(&env, &["ext", "test", "--args", "t"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("TOOL=JSON"), "{}", run.stderr);
+    let run = zut(&env, &["ext", "test", "--timeout", "soon"]);
+    assert_eq!(run.code, 2);
+    let run = zut(&env, &["ext", "test", "--help"]);
+    assert_eq!(run.code, 0);
+    assert!(run.stderr.contains("usage: zut ext test"), "{}", run.stderr);
+}
