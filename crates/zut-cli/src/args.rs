@@ -134,6 +134,12 @@ pub struct GlobalArgs {
     /// context window (0 disables; default 0.8).
     #[arg(long = "auto-compact", value_name = "SHARE")]
     pub auto_compact: Option<String>,
+    /// Sampling temperature, 0 to 2 (default: the provider's).
+    #[arg(long, value_name = "T")]
+    pub temperature: Option<String>,
+    /// List the provider presets and the models of models.json, then exit.
+    #[arg(long = "list-models")]
+    pub list_models: bool,
     /// Prompt text (everything after `--` is prompt text too).
     #[arg(value_name = "PROMPT")]
     pub prompt: Vec<String>,
@@ -185,6 +191,9 @@ pub fn run(argv: Vec<String>) -> i32 {
             return 1;
         }
     };
+    if args.list_models {
+        return crate::config_cmd::list_models(&args);
+    }
     crate::agent_mode::run(args, mode)
 }
 

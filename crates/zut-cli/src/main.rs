@@ -4,9 +4,11 @@
 mod agent_mode;
 mod args;
 mod builtin_names;
+mod config_cmd;
 mod ext_cmd;
 mod interrupt;
 mod session_cmd;
+mod settings;
 mod skills_cmd;
 mod stdio;
 mod tui_mode;
@@ -31,13 +33,14 @@ fn main() -> ExitCode {
 }
 
 /// Subcommand routing happens before flag parsing (cli.md §1): `ext`,
-/// `update`, `session`, `skills`, then the normal flag parser; `zut rpc …` becomes `zut --rpc …`.
+/// `update`, `session`, `skills`, `config`, then the normal flag parser; `zut rpc …` becomes `zut --rpc …`.
 fn route(mut argv: Vec<String>) -> i32 {
     match argv.first().map(String::as_str) {
         Some("ext") => ext_cmd::run(&argv[1..]),
         Some("update") => update::run(&argv[1..]),
         Some("session") => session_cmd::run(&argv[1..]),
         Some("skills") => skills_cmd::run(&argv[1..]),
+        Some("config") => config_cmd::run(&argv[1..]),
         Some("rpc") => {
             argv[0] = "--rpc".to_string();
             args::run(argv)

@@ -86,6 +86,10 @@ pub struct ProviderConfig {
     pub idle_timeout: Duration,
     /// OpenAI wire: send `max_completion_tokens` rather than `max_tokens`.
     pub max_completion_tokens: bool,
+    /// Sampling temperature sent with every request (`--temperature`,
+    /// `config.json`); `None` leaves the provider's default. Not sent to
+    /// Anthropic while extended thinking is on (the API refuses it).
+    pub temperature: Option<f32>,
 }
 
 impl std::fmt::Debug for ProviderConfig {
@@ -101,6 +105,7 @@ impl std::fmt::Debug for ProviderConfig {
             .field("retry", &self.retry)
             .field("connect_timeout", &self.connect_timeout)
             .field("idle_timeout", &self.idle_timeout)
+            .field("temperature", &self.temperature)
             .finish()
     }
 }
@@ -131,6 +136,7 @@ impl ProviderConfig {
             connect_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(120),
             max_completion_tokens: p.max_completion_tokens,
+            temperature: None,
         })
     }
 }
@@ -139,6 +145,12 @@ impl ProviderConfig {
     /// The same configuration with another retry policy (tests use short delays).
     pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
         self.retry = retry;
+        self
+    }
+
+    /// The same configuration with a sampling temperature.
+    pub fn with_temperature(mut self, temperature: Option<f32>) -> Self {
+        self.temperature = temperature;
         self
     }
 
@@ -308,6 +320,7 @@ pub fn resolve(
         connect_timeout: opts.connect_timeout.unwrap_or(Duration::from_secs(10)),
         idle_timeout: opts.idle_timeout.unwrap_or(Duration::from_secs(120)),
         max_completion_tokens: preset.max_completion_tokens,
+        temperature: None,
     })
 }
 

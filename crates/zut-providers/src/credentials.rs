@@ -84,6 +84,16 @@ pub(crate) fn load(zut_home: &Path) -> Result<Option<AuthFile>, ProviderError> {
     Ok(Some(AuthFile { path, keys }))
 }
 
+/// The key stored for `provider` in `$ZUT_HOME/auth.json`, with the file's
+/// path; `Ok(None)` when there is no file or no key for it. Errors (loose
+/// permissions, invalid JSON) name the file.
+pub fn stored_key(
+    zut_home: &Path,
+    provider: &str,
+) -> Result<Option<(String, PathBuf)>, ProviderError> {
+    Ok(load(zut_home)?.and_then(|f| f.key(provider).map(|k| (k.to_string(), f.path.clone()))))
+}
+
 #[cfg(unix)]
 fn check_mode(path: &Path, metadata: &std::fs::Metadata) -> Result<(), ProviderError> {
     use std::os::unix::fs::PermissionsExt;

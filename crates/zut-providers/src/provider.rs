@@ -115,10 +115,17 @@ impl Provider {
         } else {
             &req.model
         };
-        match self.config.wire {
+        let mut body = match self.config.wire {
             Wire::Anthropic => anthropic::request::body(req, model),
             Wire::OpenAi => openai::request::body(req, model, self.config.max_completion_tokens),
+        };
+        if let (Some(t), Some(obj)) = (self.config.temperature, body.as_object_mut()) {
+            // Anthropic refuses a temperature while extended thinking is on.
+            if !(self.config.wire == Wire::Anthropic && obj.contains_key("thinking")) {
+                obj.insert("temperature".into(), serde_json::json!(t));
+            }
         }
+        body
     }
 
     /// Stream one request.

@@ -4,7 +4,7 @@
 use anyhow::{anyhow, bail, Context};
 use zut_agent::AgentConfig;
 use zut_ext_host::{HostConfig, ZutHome};
-use zut_providers::{Provider, ProviderOptions, Reasoning};
+use zut_providers::{Provider, Reasoning};
 
 use crate::args::GlobalArgs;
 
@@ -43,19 +43,19 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
     } else {
         ZutHome::new(here.join(home.root()))
     };
-    let reasoning = parse_reasoning(args.reasoning.as_deref())?;
-    let opts = ProviderOptions {
-        provider: args.provider.clone(),
-        model: args.model.clone(),
-        base_url: args.base_url.clone(),
-        api_key: args.api_key.clone(),
-        reasoning: args.reasoning.clone(),
-        ..Default::default()
-    };
-    let env = |k: &str| std::env::var(k).ok();
-    let provider = zut_providers::resolve(&opts, &env, home.root())
-        .and_then(Provider::new)
-        .map_err(|e| e.to_string());
+    parse_reasoning(args.reasoning.as_deref())?;
+    // Flags, environment, config.json, models.json and auth.json
+    // (crate::settings, docs/config.md).
+    let settings = crate::settings::load(args, home.root())?;
+    for w in &settings.warnings {
+        crate::errln!("zut: warning: {w}");
+    }
+    let reasoning = settings.reasoning.value;
+    let provider = settings
+        .provider
+        .clone()
+        .map_err(|e| e.to_string())
+        .and_then(|c| Provider::new(c).map_err(|e| e.to_string()));
     let builtins = enabled_builtins(args)?;
 
     let mut host = HostConfig::new(home.clone(), cwd.clone());
@@ -65,8 +65,8 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
     let (name, model) = match &provider {
         Ok(p) => (p.name().to_string(), p.model().to_string()),
         Err(_) => (
-            args.provider.clone().unwrap_or_default(),
-            args.model.clone().unwrap_or_default(),
+            settings.provider_name.value.clone(),
+            settings.model.value.clone(),
         ),
     };
     host.provider = name.clone();
@@ -101,12 +101,22 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
             bail!("--context-window must be at least 1024 tokens");
         }
         agent.compaction.context_window = Some(n);
+    } else if let Some(n) = settings.context_window.value {
+        // models.json `contextWindow` of the selected model.
+        agent.compaction.context_window = Some(n);
+    }
+    if let Some(n) = settings.max_output.value {
+        // models.json `maxTokens` of the selected model.
+        agent.max_tokens = n.max(1);
     }
     if let Some(share) = &args.auto_compact {
         let share: f64 = share.trim().parse().unwrap_or(f64::NAN);
         if !(0.0..=1.0).contains(&share) {
             bail!("--auto-compact must be a share between 0 and 1 (0 disables)");
         }
+        agent.compaction.auto_share = share;
+    } else if let Some(share) = settings.auto_compact.value {
+        // config.json `auto_compact_threshold` (percent).
         agent.compaction.auto_share = share;
     }
     Ok(RunSetup {

@@ -1,0 +1,279 @@
+//! `$ZUT_HOME/config.json`: the Go original's user settings, for the keys
+//! zut supports. Unsupported keys are ignored and listed (`zut config`).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::error::ConfigError;
+use crate::read::{kind, read_object};
+
+/// Keys of the Go original that zut reads.
+pub const SUPPORTED_KEYS: &[&str] = &[
+    "provider",
+    "model",
+    "reasoning",
+    "temperature",
+    "theme",
+    "auto_compact_threshold",
+    "terminal_alerts_enabled",
+];
+
+/// Keys of the Go original that zut does not support yet (ignored).
+pub const GO_ONLY_KEYS: &[&str] = &[
+    "fast_mode",
+    "tool_render",
+    "compact_input",
+    "quick_model_shortcuts",
+    "inline_images_enabled",
+    "terminal_title_enabled",
+    "subagents",
+    "goals",
+    "auto_subagents_enabled",
+    "ponytail_enabled",
+    "web_search_enabled",
+    "lsp_enabled",
+    "subagent_lsp_enabled",
+    "lsp_diagnostics_on_write",
+    "lsp_diagnostics_on_edit",
+    "jail_by_default",
+    "recursive_file_suggest",
+    "respect_gitignore",
+    "compact_mode",
+    "show_instructions_at_startup",
+    "tui_input_style",
+    "tui_status_position",
+    "tui_working_position",
+    "insecure",
+    "http_proxy",
+    "last_changelog_shown",
+];
+
+/// An ignored key and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IgnoredKey {
+    /// The key.
+    pub key: String,
+    /// `not supported by zut yet` or `unknown key`.
+    pub why: &'static str,
+}
+
+/// The parsed `config.json`. `None` fields were absent (or `null`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ConfigFile {
+    /// The file.
+    pub path: PathBuf,
+    /// `provider`.
+    pub provider: Option<String>,
+    /// `model`.
+    pub model: Option<String>,
+    /// `reasoning` (checked: off/none, low/minimal, medium, high).
+    pub reasoning: Option<String>,
+    /// `temperature` (0 to 2).
+    pub temperature: Option<f32>,
+    /// `theme`.
+    pub theme: Option<String>,
+    /// `auto_compact_threshold`: percent of the context window (0 disables).
+    pub auto_compact_threshold: Option<u32>,
+    /// `terminal_alerts_enabled`.
+    pub terminal_alerts_enabled: Option<bool>,
+    /// Keys present but not used, sorted.
+    pub ignored: Vec<IgnoredKey>,
+}
+
+impl ConfigFile {
+    /// `$ZUT_HOME/config.json`.
+    pub fn path_in(zut_home: &Path) -> PathBuf {
+        zut_home.join("config.json")
+    }
+
+    /// Reads `path`; `Ok(None)` when it does not exist. A file that is not
+    /// JSON, or a key of the wrong type or out of range, is an error naming
+    /// the file and the key.
+    pub fn load(path: &Path) -> Result<Option<Self>, ConfigError> {
+        let Some(map) = read_object(path)? else {
+            return Ok(None);
+        };
+        Self::from_map(path, &map).map(Some)
+    }
+
+    fn from_map(path: &Path, map: &Map<String, Value>) -> Result<Self, ConfigError> {
+        let mut c = ConfigFile {
+            path: path.to_path_buf(),
+            ..Default::default()
+        };
+        let string = |key: &str| -> Result<Option<String>, ConfigError> {
+            match map.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.trim().to_string())),
+                Some(v) => Err(ConfigError::key(
+                    path,
+                    key,
+                    format!("expected a string, found {}", kind(v)),
+                )),
+            }
+        };
+        c.provider = string("provider")?;
+        c.model = string("model")?;
+        c.theme = string("theme")?;
+        c.reasoning = string("reasoning")?;
+        if let Some(r) = &c.reasoning {
+            zut_providers::parse_reasoning(r).map_err(|_| {
+                ConfigError::key(
+                    path,
+                    "reasoning",
+                    format!("{r:?} is not a reasoning level (expected off, low, medium or high)"),
+                )
+            })?;
+        }
+        match map.get("temperature") {
+            None | Some(Value::Null) => {}
+            Some(Value::Number(n)) => {
+                let t = n.as_f64().unwrap_or(f64::NAN);
+                if !(0.0..=2.0).contains(&t) {
+                    return Err(ConfigError::key(
+                        path,
+                        "temperature",
+                        format!("{n} is out of range (expected 0 to 2)"),
+                    ));
+                }
+                c.temperature = Some(t as f32);
+            }
+            Some(v) => {
+                return Err(ConfigError::key(
+                    path,
+                    "temperature",
+                    format!("expected a number, found {}", kind(v)),
+                ))
+            }
+        }
+        match map.get("auto_compact_threshold") {
+            None | Some(Value::Null) => {}
+            Some(Value::Number(n)) if n.as_u64().is_some_and(|p| p < 100) => {
+                c.auto_compact_threshold = n.as_u64().map(|p| p as u32);
+            }
+            Some(v) => {
+                return Err(ConfigError::key(
+                    path,
+                    "auto_compact_threshold",
+                    format!(
+                        "expected a whole percentage from 0 (off) to 99, such as 85; found {}",
+                        match v {
+                            Value::Number(n) => n.to_string(),
+                            other => kind(other).to_string(),
+                        }
+                    ),
+                ))
+            }
+        }
+        match map.get("terminal_alerts_enabled") {
+            None | Some(Value::Null) => {}
+            Some(Value::Bool(b)) => c.terminal_alerts_enabled = Some(*b),
+            Some(v) => {
+                return Err(ConfigError::key(
+                    path,
+                    "terminal_alerts_enabled",
+                    format!("expected true or false, found {}", kind(v)),
+                ))
+            }
+        }
+        let mut ignored: Vec<IgnoredKey> = map
+            .keys()
+            .filter(|k| !SUPPORTED_KEYS.contains(&k.as_str()))
+            .map(|k| IgnoredKey {
+                key: k.clone(),
+                why: if GO_ONLY_KEYS.contains(&k.as_str()) {
+                    "not supported by zut yet"
+                } else {
+                    "unknown key"
+                },
+            })
+            .collect();
+        ignored.sort_by(|a, b| a.key.cmp(&b.key));
+        c.ignored = ignored;
+        Ok(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(text: &str) -> Result<Option<ConfigFile>, ConfigError> {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("config.json");
+        std::fs::write(&p, text).unwrap();
+        ConfigFile::load(&p)
+    }
+
+    #[test]
+    fn keys_types_and_ignored() {
+        let c = load(
+            r#"{"provider":"my-co","model":"m1","reasoning":"HIGH","temperature":0.2,
+               "theme":"dark","auto_compact_threshold":85,"terminal_alerts_enabled":false,
+               "lsp_enabled":true,"wat":1,"model_x":null}"#,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(c.provider.as_deref(), Some("my-co"));
+        assert_eq!(c.reasoning.as_deref(), Some("HIGH"));
+        assert_eq!(c.temperature, Some(0.2));
+        assert_eq!(c.auto_compact_threshold, Some(85));
+        assert_eq!(c.terminal_alerts_enabled, Some(false));
+        let ignored: Vec<(&str, &str)> =
+            c.ignored.iter().map(|i| (i.key.as_str(), i.why)).collect();
+        assert_eq!(
+            ignored,
+            vec![
+                ("lsp_enabled", "not supported by zut yet"),
+                ("model_x", "unknown key"),
+                ("wat", "unknown key")
+            ]
+        );
+    }
+
+    #[test]
+    fn errors_name_file_and_key() {
+        let e = load(r#"{"temperature":"hot"}"#).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("temperature"));
+        assert!(
+            e.to_string()
+                .ends_with("config.json: temperature: expected a number, found a string"),
+            "{e}"
+        );
+        let e = load(r#"{"model": 3}"#).unwrap_err();
+        assert!(e
+            .to_string()
+            .contains("model: expected a string, found a number"));
+        let e = load(r#"{"reasoning": "extreme"}"#).unwrap_err();
+        assert!(e
+            .to_string()
+            .contains("reasoning: \"extreme\" is not a reasoning level"));
+        let e = load(r#"{"auto_compact_threshold": 150}"#).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("auto_compact_threshold: expected a whole percentage"),
+            "{e}"
+        );
+        let e = load(r#"{"temperature": 9}"#).unwrap_err();
+        assert!(e.to_string().contains("out of range"));
+        let e = load(r#"{"terminal_alerts_enabled": "yes"}"#).unwrap_err();
+        assert!(e
+            .to_string()
+            .contains("expected true or false, found a string"));
+        let e = load("{\"provider\": ").unwrap_err();
+        assert!(
+            e.to_string().contains("config.json: not valid JSON: "),
+            "{e}"
+        );
+        let e = load("[1]").unwrap_err();
+        assert!(e
+            .to_string()
+            .contains("expected a JSON object at the top, found an array"));
+        assert_eq!(
+            ConfigFile::load(Path::new("/nonexistent/config.json")),
+            Ok(None)
+        );
+    }
+}
