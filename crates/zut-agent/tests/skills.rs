@@ -59,3 +59,56 @@ async fn skills_off_by_default_for_embedders() {
     run(&mut a, "hi").await;
     assert!(!common::offered_tools(&server.requests()[0].body).contains(&"skill".to_string()));
 }
+
+#[tokio::test]
+async fn controller_runs_skill_commands_and_reload_rebuilds_skills() {
+    use zut_agent::controller::{CommandOutcome, JobOutcome};
+    let env = TestEnv::new();
+    let dir = env.project.join(".zut/skills/Review");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        "---\ndescription: R.\n---\nREVIEW-STEPS",
+    )
+    .unwrap();
+    let ext = env.project.join("bundle-ext");
+    write_manifest(&ext, &json!({"name": "bundle"}));
+    std::fs::write(ext.join("theme.json"), "{}").unwrap();
+    let (host, _ui) = start_host(&env, std::slice::from_ref(&ext)).await;
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_text("done"));
+    let mut a = agent(&env, &server, "anthropic", Some(host.clone()));
+    a.config_mut().skills = true;
+    let (ctl, _stream) = zut_agent::Controller::new(a, None);
+    let out = ctl
+        .command("/skill:Review", "  the diff ", None)
+        .await
+        .unwrap();
+    let CommandOutcome::Queued(job) = out else {
+        panic!("not queued")
+    };
+    assert!(matches!(job.outcome().await, JobOutcome::Prompt(_)));
+    let user = server.requests()[0].body["messages"][0]["content"].to_string();
+    assert!(
+        user.contains("REVIEW-STEPS") && user.contains("the diff"),
+        "{user}"
+    );
+    let err = ctl.command("skill:nope", "", None).await.err().unwrap();
+    assert!(err.contains("unknown skill \"nope\""), "{err}");
+
+    // /reload-ext picks up a skill the extension now bundles.
+    write_manifest(&ext, &json!({"name": "bundle", "skills": ["s"]}));
+    std::fs::create_dir_all(ext.join("s/phases")).unwrap();
+    std::fs::write(ext.join("s/phases/SKILL.md"), "PHASES-BODY").unwrap();
+    let CommandOutcome::Queued(job) = ctl.command("reload-ext", "", None).await.unwrap() else {
+        panic!("not queued")
+    };
+    job.outcome().await;
+    server.push(Script::anthropic_text("ok"));
+    let CommandOutcome::Queued(job) = ctl.command("skill:phases", "", None).await.unwrap() else {
+        panic!("not queued")
+    };
+    job.outcome().await;
+    assert!(server.requests()[1].raw_body.contains("PHASES-BODY"));
+    host.shutdown().await;
+}

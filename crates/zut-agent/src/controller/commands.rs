@@ -53,6 +53,21 @@ impl Controller {
         args: &str,
         tag: Option<String>,
     ) -> Result<CommandOutcome, String> {
+        // `/skill:<name> [request]` (the name keeps its case): queued as a
+        // prompt with the skill's body (`crate::skills::expand_command`).
+        let raw = format!("/{} {}", name.trim().trim_start_matches('/'), args.trim());
+        if crate::skills::parse_command(&raw).is_some() {
+            let cfg = &self.shared.agent_config;
+            let set = cfg
+                .skills
+                .then(|| crate::skills::load(cfg, self.host.as_deref()));
+            if let Some(expanded) = crate::skills::expand_command(set.as_ref(), &raw) {
+                let text = expanded?;
+                return Ok(CommandOutcome::Queued(
+                    self.prompt(vec![Part::Text { text }], tag),
+                ));
+            }
+        }
         let name = name.trim().trim_start_matches('/').to_ascii_lowercase();
         let args = args.trim();
         match name.as_str() {

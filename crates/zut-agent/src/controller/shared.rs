@@ -61,6 +61,8 @@ pub(crate) struct Shared {
     state: Mutex<Inner>,
     /// The provider configuration the conversation started with.
     pub(crate) base: zut_providers::ProviderConfig,
+    /// The agent settings it started with (skill discovery for `/skill:`).
+    pub(crate) agent_config: crate::config::AgentConfig,
     /// Wakes the worker (new job, settings change, close).
     pub(crate) wake: Notify,
     /// Signalled when the worker has nothing left to do.
@@ -71,6 +73,7 @@ impl Shared {
     pub(crate) fn new(agent: &Agent, reasoning: String) -> Self {
         Self {
             base: agent.provider().config().clone(),
+            agent_config: agent.config().clone(),
             state: Mutex::new(Inner {
                 queue: VecDeque::new(),
                 next_id: 1,

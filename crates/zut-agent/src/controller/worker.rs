@@ -94,6 +94,8 @@ async fn run_job(
             let mut host = (*host).clone();
             let report = host.reload().await;
             host.rebuild_tools();
+            // Bundled skills follow the reloaded manifests.
+            agent.reload_skills();
             JobOutcome::Reload(ReloadSummary {
                 stopped: report.stopped,
                 loaded: report.loaded,
