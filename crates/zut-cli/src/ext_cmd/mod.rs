@@ -13,6 +13,7 @@ mod json_edit;
 mod list;
 mod logs;
 mod lookup;
+mod new;
 mod remove;
 mod test;
 
@@ -71,6 +72,9 @@ usage:
                                     copy / clone and validate an extension
                                     --build=go builds a local Go extension
                                     --build=cargo builds a local Rust extension
+  zut ext new <name> [--lang rust|python|typescript|go|shell]
+                                    write a new extension (manifest, source,
+                                    a test, a README) that passes `zut ext test`
   zut ext test [DIR] [--json] [--args TOOL=JSON] [--timeout SECS] [--scenario FILE]
                                     check an extension against the protocol
                                     (no model needed; exit 1 on a failed check)
@@ -91,7 +95,7 @@ pub fn run(args: &[String]) -> i32 {
         return 0;
     }
     let known = [
-        "list", "doctor", "logs", "enable", "disable", "remove", "rm", "install", "test",
+        "list", "doctor", "logs", "enable", "disable", "remove", "rm", "install", "test", "new",
     ];
     if !known.contains(&sub.as_str()) {
         crate::errln!("{HELP}");
@@ -106,6 +110,7 @@ pub fn run(args: &[String]) -> i32 {
         "disable" => enable::run(&ctx, rest, false).map(|()| 0),
         "remove" | "rm" => remove::run(&ctx, rest).map(|()| 0),
         "test" => test::run(&ctx, rest),
+        "new" => new::run(&ctx, rest),
         _ => install::run(&ctx, rest).map(|()| 0),
     });
     match result {
