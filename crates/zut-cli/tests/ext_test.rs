@@ -402,3 +402,100 @@ fn bad_arguments_exit_2() {
     assert_eq!(run.code, 0);
     assert!(run.stderr.contains("usage: zut ext test"), "{}", run.stderr);
 }
+
+#[test]
+fn scenarios_run_real_turns_offline() {
+    let env = TestEnv::new();
+    for sdk in ["python", "typescript"] {
+        let dir = workspace_root().join(format!("sdk/{sdk}/examples/notes"));
+        let scenario = dir.join("scenario.json");
+        let (code, report) = test_json(&env, &dir, &["--scenario", scenario.to_str().unwrap()]);
+        assert_eq!(code, 0, "{report:#}");
+        assert_eq!(
+            check(&report, "scenario scenario.json step 1 note_add").0,
+            "pass"
+        );
+        let (status, message) = check(&report, "scenario scenario.json step 2 note_list");
+        assert_eq!(status, "pass");
+        assert_eq!(message, "result \"buy milk\"");
+    }
+    // A wrong expectation fails with what came back.
+    let dir = workspace_root().join("sdk/python/examples/notes");
+    let wrong = env.project.join("wrong.json");
+    std::fs::write(
+        &wrong,
+        r#"[{"steps":[{"tool":"note_add","args":{"text":"x"},"expect":{"contains":"nope"}}]},
+                               {"steps":[{"tool":"note_add","expect":{"is_error":false}}]}]"#,
+    )
+    .unwrap();
+    let (code, report) = test_json(&env, &dir, &["--scenario", wrong.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_fails(
+        &report,
+        "scenario wrong.json#1 step 1 note_add",
+        "text does not contain \"nope\"; got \"noted (1 notes)\"",
+    );
+    assert_fails(
+        &report,
+        "scenario wrong.json#2 step 1 note_add",
+        "is_error is true, expected false",
+    );
+}
+
+#[test]
+fn bad_scenario_files_exit_2_naming_the_file() {
+    let env = TestEnv::new();
+    let dir = workspace_root().join("sdk/python/examples/notes");
+    let cases = [
+        (
+            "syntax.json",
+            "{\"steps\": [",
+            "syntax.json: EOF while parsing",
+        ),
+        ("shape.json", "{\"steps\": 3}", "shape.json: not a scenario"),
+        ("empty.json", "{\"steps\": []}", "has no steps"),
+        (
+            "args.json",
+            "{\"steps\": [{\"tool\": \"t\", \"args\": [1]}]}",
+            "args must be a JSON object",
+        ),
+        (
+            "typo.json",
+            "{\"steps\": [{\"tool\": \"t\", \"expects\": {}}]}",
+            "unknown field `expects`",
+        ),
+    ];
+    for (file, body, needle) in cases {
+        let path = env.project.join(file);
+        std::fs::write(&path, body).unwrap();
+        let run = zut(
+            &env,
+            &[
+                "ext",
+                "test",
+                dir.to_str().unwrap(),
+                "--scenario",
+                path.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(run.code, 2, "{file}: {run:?}");
+        assert!(run.stderr.contains(needle), "{file}: {}", run.stderr);
+        assert!(run.stdout.is_empty(), "nothing runs: {run:?}");
+    }
+    let run = zut(
+        &env,
+        &[
+            "ext",
+            "test",
+            dir.to_str().unwrap(),
+            "--scenario",
+            "/no/such/scenario.json",
+        ],
+    );
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("/no/such/scenario.json"),
+        "{}",
+        run.stderr
+    );
+}

@@ -12,12 +12,13 @@
 //! | `conformance.rs` | the checks, in protocol order |
 //! | `samples.rs` | sample tool arguments from a JSON Schema |
 //! | `report.rs` | checks, text and JSON rendering |
+//! | `scenario.rs` | `--scenario` files: real turns against the local LLM server |
 
 mod args;
 mod conformance;
 mod report;
 mod samples;
-
+mod scenario;
 mod wire;
 
 use std::time::Duration;
@@ -51,6 +52,21 @@ pub fn run(ctx: &ExtContext, argv: &[String]) -> anyhow::Result<i32> {
         crate::errln!("zut ext test: {}: not a directory", dir.display());
         return Ok(2);
     }
+    let mut scenarios = Vec::new();
+    for file in &a.scenarios {
+        let file = if file.is_absolute() {
+            file.clone()
+        } else {
+            ctx.cwd.join(file)
+        };
+        match scenario::load(&file) {
+            Ok(s) => scenarios.push((file, s)),
+            Err(e) => {
+                crate::errln!("zut ext test: scenario {e}");
+                return Ok(2);
+            }
+        }
+    }
     let opts = conformance::Options {
         dir,
         tool_args: a.tool_args.clone(),
@@ -62,7 +78,15 @@ pub fn run(ctx: &ExtContext, argv: &[String]) -> anyhow::Result<i32> {
         .build()
         .map_err(|e| anyhow::anyhow!("start async runtime: {e}"))?;
     let mut report = report::Report::default();
-    rt.block_on(conformance::run(&opts, &mut report));
+    rt.block_on(async {
+        conformance::run(&opts, &mut report).await;
+        // Scenarios only make sense for an extension that loads.
+        if report.ok() {
+            for (file, s) in &scenarios {
+                scenario::run(file, s, &opts.dir, &mut report).await;
+            }
+        }
+    });
     if a.json {
         crate::stdio::line(&report.to_json().to_string());
     } else {
