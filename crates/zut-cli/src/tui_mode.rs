@@ -131,6 +131,7 @@ pub fn run(args: &GlobalArgs) -> i32 {
         status,
         history_path: Some(history_path(setup.host.home.root(), &cwd)),
         initial_prompt,
+        alerts_enabled: alerts_enabled(setup.host.home.root()),
         cwd,
     };
     // The conversation (model calls, tools, extensions) runs on its own
@@ -152,6 +153,16 @@ pub fn run(args: &GlobalArgs) -> i32 {
 fn fail(msg: &str) -> i32 {
     crate::errln!("zut: {msg}");
     1
+}
+
+/// `terminal_alerts_enabled` in `$ZUT_HOME/config.json` (default true;
+/// an unreadable file or a non-boolean value keeps the default).
+fn alerts_enabled(home: &Path) -> bool {
+    std::fs::read(home.join("config.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .and_then(|v| v.get("terminal_alerts_enabled")?.as_bool())
+        .unwrap_or(true)
 }
 
 /// `~/…` for paths under the home directory.

@@ -367,3 +367,115 @@ async fn a_session_is_saved_and_resumed_with_c() {
     t.keys(&["C-d"]);
     t.wait_for("EXIT:0", 5);
 }
+
+/// A Python extension pushing every kind of chrome, with a `/pick` panel
+/// whose keys it writes to `keys.log` next to itself.
+const CHROMEY: &str = r#"import json, os, sys
+HERE = os.path.dirname(os.path.abspath(__file__))
+def emit(o):
+    sys.stdout.write(json.dumps(o) + "\n"); sys.stdout.flush()
+emit({"type": "hello", "protocol_version": 2, "name": "chromey", "version": "1.0.0"})
+for line in sys.stdin:
+    msg = json.loads(line)
+    t = msg["type"]
+    if t == "hello_ack":
+        emit({"type": "register_command", "name": "pick", "description": "open a picker panel"})
+        emit({"type": "register_command", "name": "greet", "description": "say hello"})
+        emit({"type": "status", "key": "mode", "level": "success", "text": "CHROME-STATUS"})
+        emit({"type": "widget", "id": "plan", "title": "CHROME-WIDGET", "lines": ["[x] first", "[ ] second"]})
+        emit({"type": "ready"})
+    elif t == "command_invoked" and msg["name"] == "pick":
+        emit({"type": "command_response", "id": msg["id"], "action": "open_panel",
+              "open_panel": {"id": "p", "title": "Pick one", "lines": ["▸ alpha", "  beta"], "footer": "esc closes"}})
+    elif t == "command_invoked" and msg["name"] == "greet":
+        emit({"type": "notify", "level": "warn", "message": "CHROME-NOTE"})
+        emit({"type": "command_response", "id": msg["id"], "action": "display", "display": "CHROME-DISPLAY"})
+    elif t == "panel_key":
+        with open(os.path.join(HERE, "keys.log"), "a") as f:
+            f.write(msg.get("text", "") if msg["key"] == "rune" else "<" + msg["key"] + ">")
+        if msg["key"] == "enter":
+            emit({"type": "panel_render", "panel_id": "p", "lines": ["● chosen"], "footer": "done"})
+    elif t == "panel_close":
+        with open(os.path.join(HERE, "keys.log"), "a") as f:
+            f.write("<closed>")
+    elif t == "shutdown":
+        break
+"#;
+
+/// An extension that shows a status and exits on `/boom`.
+fn crashy(version: &str) -> String {
+    format!(
+        r#"import json, sys
+def emit(o):
+    sys.stdout.write(json.dumps(o) + "\n"); sys.stdout.flush()
+emit({{"type": "hello", "protocol_version": 2, "name": "crashy", "version": "1.0.0"}})
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello_ack":
+        emit({{"type": "register_command", "name": "boom", "description": "exit at once"}})
+        emit({{"type": "status", "key": "s", "level": "info", "text": "CRASHY-{version}"}})
+        emit({{"type": "ready"}})
+    elif msg["type"] == "command_invoked":
+        sys.exit(3)
+    elif msg["type"] == "shutdown":
+        break
+"#
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn extension_chrome_panels_crash_and_reload() {
+    if !have_tmux() {
+        return;
+    }
+    let env = TestEnv::new();
+    let chromey = env.global_dir("chromey");
+    zut_test_support::python_extension(&chromey, "chromey", CHROMEY);
+    let crashy_dir = env.global_dir("crashy");
+    zut_test_support::python_extension(&crashy_dir, "crashy", &crashy("V1"));
+    let server = LlmServer::start().await.unwrap();
+    let t = Tmux::start(&env, &server, &[], 100, 30);
+    let s = t.wait_for("CHROME-WIDGET", 15);
+    assert!(s.contains("[chromey] CHROME-STATUS"), "{s}");
+    assert!(s.contains("[x] first"), "{s}");
+    t.wait_for("[crashy] CRASHY-V1", 10);
+    // The popup lists extension commands with their extension.
+    t.typ("/gr");
+    t.wait_for("[chromey]", 5);
+    t.keys(&["Enter"]);
+    let s = t.wait_for("CHROME-DISPLAY", 10);
+    assert!(s.contains("[chromey] CHROME-NOTE"), "{s}");
+    // A panel gets every key, in the order typed, then Esc closes it.
+    t.typ("/pick");
+    t.keys(&["Enter"]);
+    t.wait_for("Pick one", 10);
+    t.typ("write tests");
+    t.keys(&["Down", "Enter"]);
+    t.wait_for("● chosen", 10);
+    t.keys(&["Escape"]);
+    let log = chromey.join("keys.log");
+    assert!(wait_until(10, || std::fs::read_to_string(&log)
+        .is_ok_and(|l| l.ends_with("<closed>"))));
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        "write tests<down><enter><closed>"
+    );
+    // The crashing extension's chrome goes; the rest stays.
+    t.typ("/boom");
+    t.keys(&["Enter"]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while t.screen().contains("CRASHY-V1") {
+        assert!(Instant::now() < deadline, "{}", t.screen());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(t.screen().contains("CHROME-STATUS"));
+    // /reload-ext picks up the edited extension.
+    zut_test_support::python_extension(&crashy_dir, "crashy", &crashy("V2"));
+    t.typ("/reload-ext");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("CRASHY-V2", 15);
+    t.wait_for("reloaded: ", 10);
+    assert!(s.contains("CHROME-STATUS"), "{s}");
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT:0", 10);
+}

@@ -9,6 +9,7 @@ use crossterm::event::KeyEvent;
 use ratatui::text::{Line, Span};
 use zut_agent::AgentEvent;
 
+use crate::chrome::Chrome;
 use crate::commands::{self, CommandInfo};
 use crate::editor::Editor;
 use crate::history::History;
@@ -44,6 +45,24 @@ pub enum Effect {
     Redraw,
     /// Run `!cmd` in a shell.
     Shell(String),
+    /// Send a key to an extension's panel.
+    PanelKey {
+        /// Owner.
+        extension: String,
+        /// Panel id.
+        panel_id: String,
+        /// Key name (protocol.md §7.2).
+        key: String,
+        /// The character for `rune`.
+        text: String,
+    },
+    /// Tell an extension its panel was closed.
+    PanelClose {
+        /// Owner.
+        extension: String,
+        /// Panel id.
+        panel_id: String,
+    },
     /// Leave.
     Quit,
 }
@@ -57,6 +76,9 @@ pub struct Note {
     pub level: &'static str,
     /// When it disappears by itself (status confirmations).
     pub expires: Option<Instant>,
+    /// The extension that owns it (removed with `clear_notes` and when
+    /// the extension exits).
+    pub owner: Option<String>,
 }
 
 /// The TUI's state.
@@ -87,6 +109,12 @@ pub struct App {
     pub quit_armed: Option<Instant>,
     /// Whether a turn runs.
     pub busy: bool,
+    /// Extension status items, widgets and the panel.
+    pub chrome: Chrome,
+    /// Whether `alert` frames ring the terminal bell.
+    pub alerts_enabled: bool,
+    /// A bell is due between this frame and the next.
+    pub bell_pending: bool,
 }
 
 impl App {
@@ -106,6 +134,9 @@ impl App {
             popup_dismissed: false,
             quit_armed: None,
             busy: false,
+            chrome: Chrome::default(),
+            alerts_enabled: true,
+            bell_pending: false,
         }
     }
 
@@ -139,6 +170,7 @@ impl App {
             text: text.into(),
             level,
             expires: None,
+            owner: None,
         });
         if self.notes.len() > 20 {
             self.notes.remove(0);
@@ -146,13 +178,46 @@ impl App {
     }
 
     /// Bracketed paste.
-    pub fn paste(&mut self, text: &str) {
+    pub fn paste(&mut self, text: &str) -> Vec<Effect> {
+        if let Some(p) = &self.chrome.panel {
+            // A paste into a panel arrives as typed characters, in order.
+            return crate::sanitize::clean_line(text)
+                .chars()
+                .take(4096)
+                .map(|c| Effect::PanelKey {
+                    extension: p.extension.clone(),
+                    panel_id: p.id.clone(),
+                    key: "rune".into(),
+                    text: c.to_string(),
+                })
+                .collect();
+        }
         self.editor.insert(text);
         self.popup_dismissed = false;
+        Vec::new()
     }
 
     /// A key press.
     pub fn key(&mut self, key: &KeyEvent, now: Instant) -> Vec<Effect> {
+        if let Some(p) = &self.chrome.panel {
+            let (extension, panel_id) = (p.extension.clone(), p.id.clone());
+            return match crate::panel_keys::name(key) {
+                crate::panel_keys::PanelKey::Close => {
+                    self.chrome.panel = None;
+                    vec![Effect::PanelClose {
+                        extension,
+                        panel_id,
+                    }]
+                }
+                crate::panel_keys::PanelKey::Key(name, text) => vec![Effect::PanelKey {
+                    extension,
+                    panel_id,
+                    key: name.to_string(),
+                    text,
+                }],
+                crate::panel_keys::PanelKey::Ignore => Vec::new(),
+            };
+        }
         if let Some(c) = keymap::typed_char(key) {
             self.editor.insert_char(c);
             self.popup_selected = 0;
@@ -370,24 +435,67 @@ impl App {
                 extension,
                 level,
                 message,
+            } => self.owned_note(extension, level, message),
+            AgentEvent::ExtDisplay { extension, text } => self.owned_note(extension, "info", text),
+            AgentEvent::ExtClearNotes { extension } => {
+                self.notes.retain(|n| n.owner.as_deref() != Some(extension));
+            }
+            AgentEvent::ExtChromeClear { extension } => {
+                self.notes.retain(|n| n.owner.as_deref() != Some(extension));
+                self.chrome.clear_owner(extension);
+            }
+            AgentEvent::ExtStatus {
+                extension,
+                key,
+                level,
+                text,
+            } => self.chrome.status(extension, key, level, text),
+            AgentEvent::ExtWidget {
+                extension,
+                id,
+                title,
+                lines,
+                ..
+            } => self.chrome.widget(extension, id, title, lines),
+            AgentEvent::ExtWidgetClear { extension, id } => self.chrome.widget_clear(extension, id),
+            AgentEvent::ExtAlert { kind, .. } if kind == "bell" => {
+                self.bell_pending |= self.alerts_enabled;
+            }
+            AgentEvent::ExtPanelOpen { extension, panel } => {
+                let displaced = self.chrome.open_panel(
+                    extension,
+                    &panel.id,
+                    &panel.title,
+                    &panel.lines,
+                    &panel.footer,
+                );
+                if let Some((extension, panel_id)) = displaced {
+                    return vec![Effect::PanelClose {
+                        extension,
+                        panel_id,
+                    }];
+                }
+            }
+            AgentEvent::ExtPanelRender {
+                extension,
+                panel_id,
+                title,
+                lines,
+                footer,
             } => {
-                let level = match level.as_str() {
-                    "error" => "error",
-                    "warn" | "warning" => "warn",
-                    _ => "info",
-                };
-                self.note(
-                    level,
-                    format!("[{extension}] {}", crate::sanitize::clean_line(message)),
-                );
+                // A frame for a panel that is not open is ignored.
+                self.chrome
+                    .render_panel(extension, panel_id, title, lines, footer);
             }
-            AgentEvent::ExtDisplay { extension, text } => {
-                self.note(
-                    "info",
-                    format!("[{extension}] {}", crate::sanitize::clean_line(text)),
-                );
+            AgentEvent::ExtPanelClose {
+                extension,
+                panel_id,
+            } => {
+                self.chrome.close_panel_from(extension, panel_id);
             }
-            AgentEvent::ExtInsert { text, .. } => self.paste(text),
+            AgentEvent::ExtInsert { text, .. } => {
+                self.editor.insert(text);
+            }
             AgentEvent::ExtSubmit { text, .. } => {
                 // submit / submit_slash: the same queue as typed input.
                 if text.trim().is_empty() {
@@ -409,6 +517,28 @@ impl App {
         Vec::new()
     }
 
+    /// `[ext] line` notes, one per line of `text` (empty text: none).
+    fn owned_note(&mut self, ext: &str, level: &str, text: &str) {
+        let level = match level {
+            "error" => "error",
+            "warn" | "warning" => "warn",
+            "success" => "ok",
+            _ => "info",
+        };
+        for line in crate::sanitize::clean(text).lines() {
+            self.notes.push(Note {
+                text: line.to_string(),
+                level,
+                expires: None,
+                owner: Some(ext.to_string()),
+            });
+        }
+        if self.notes.len() > 50 {
+            let extra = self.notes.len() - 50;
+            self.notes.drain(..extra);
+        }
+    }
+
     /// A note from outside (command results, shell errors...).
     pub fn push_note(&mut self, level: &'static str, text: impl Into<String>) {
         self.note(level, text);
@@ -420,6 +550,7 @@ impl App {
             text: text.into(),
             level,
             expires: Some(now + STATUS_TTL),
+            owner: None,
         });
     }
 
@@ -455,7 +586,12 @@ impl App {
                 "ok" => self.theme.success,
                 _ => self.theme.dim,
             };
-            rows.push(Line::from(Span::styled(format!("  {}", n.text), style)));
+            let mut spans = vec![Span::raw("  ")];
+            if let Some(owner) = &n.owner {
+                spans.push(Span::styled(format!("[{owner}] "), self.theme.accent));
+            }
+            spans.push(Span::styled(n.text.clone(), style));
+            rows.push(Line::from(spans));
         }
         for q in &self.queue {
             let first = crate::sanitize::clean_line(q.lines().next().unwrap_or(""));

@@ -12,6 +12,7 @@
 //! TUI knows nothing of the extension host or the providers.
 
 pub mod app;
+pub mod chrome;
 pub mod commands;
 mod diff_view;
 pub mod editor;
@@ -21,6 +22,7 @@ pub mod history;
 pub mod inline;
 pub mod keymap;
 pub mod markdown;
+pub mod panel_keys;
 mod run;
 pub mod sanitize;
 mod shell;

@@ -31,6 +31,9 @@ pub struct Options {
     pub initial_prompt: Option<String>,
     /// Working directory for `!cmd`.
     pub cwd: PathBuf,
+    /// Whether extension `alert`s ring the bell (config
+    /// `terminal_alerts_enabled`).
+    pub alerts_enabled: bool,
 }
 
 /// Runs the TUI until the user quits or a signal ends it; returns the exit
@@ -53,6 +56,7 @@ pub async fn run(
     let size = crossterm::terminal::size().unwrap_or((80, 24));
     let mut screen = InlineScreen::new(std::io::stdout(), size, top);
     let mut app = App::new(theme, size, opts.status, History::load(opts.history_path));
+    app.alerts_enabled = opts.alerts_enabled;
     crate::highlight::warm_up();
 
     let (key_tx, mut keys) = mpsc::unbounded_channel::<Event>();
@@ -81,6 +85,16 @@ pub async fn run(
                     ctrl.command(name, args);
                 }
                 Effect::Abort => ctrl.abort(),
+                Effect::PanelKey {
+                    extension,
+                    panel_id,
+                    key,
+                    text,
+                } => ctrl.panel_key(&extension, &panel_id, &key, &text),
+                Effect::PanelClose {
+                    extension,
+                    panel_id,
+                } => ctrl.panel_close(&extension, &panel_id),
                 Effect::Copy(text) => {
                     let _ = osc52(screen.writer(), &text);
                 }
@@ -112,7 +126,14 @@ pub async fn run(
         let rows = app.transcript.take_rows();
         let live = view::compose(&mut app, Instant::now());
         let buf = view::to_buffer(&live, app.size.0);
-        if screen.frame(&rows, &buf, live.cursor).is_err() {
+        let painted = screen.frame(&rows, &buf, live.cursor);
+        if app.bell_pending {
+            // Between frames, never inside one.
+            app.bell_pending = false;
+            let _ = screen.writer().write_all(b"\x07");
+            let _ = screen.writer().flush();
+        }
+        if painted.is_err() {
             // The terminal is gone (SIGHUP without the signal): leave.
             status = 129;
             break;
@@ -167,10 +188,7 @@ pub async fn run(
 fn input(app: &mut App, screen: &mut InlineScreen<std::io::Stdout>, ev: Event) -> Vec<Effect> {
     match ev {
         Event::Key(k) => app.key(&k, Instant::now()),
-        Event::Paste(text) => {
-            app.paste(&text);
-            Vec::new()
-        }
+        Event::Paste(text) => app.paste(&text),
         Event::Resize(w, h) => {
             app.resize(w, h);
             let _ = screen.resize((w, h));
@@ -217,7 +235,7 @@ fn conversation(app: &mut App, ev: TuiEvent) -> Vec<Effect> {
             app.notes.retain(|n| n.text != running);
             match outcome {
                 CommandOutcome::Prompt(text) => return app.enqueue(text),
-                CommandOutcome::Insert(text) => app.paste(&text),
+                CommandOutcome::Insert(text) => app.editor.insert(&text),
                 CommandOutcome::Display(text) => app.transcript.notice(&text, app.theme.text),
                 CommandOutcome::Noop => {}
                 CommandOutcome::Status(text) => {

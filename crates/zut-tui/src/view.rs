@@ -58,6 +58,9 @@ pub fn compose(app: &mut App, now: Instant) -> Live {
             .render(width, Span::styled("▌ ", app.theme.accent), placeholder);
     let status_rows = app.status.rows(width, &app.theme, now);
     let mut bottom: Vec<Line<'static>> = Vec::new();
+    // Extension widgets, then status items, above the popup and status bar.
+    bottom.extend(app.chrome.widget_rows(width, &app.theme));
+    bottom.extend(app.chrome.status_rows(width, &app.theme));
     if let Some(matches) = app.popup() {
         // The popup gets what the status bar and the editor leave.
         let fixed = status_rows.len() + 1 + editor_rows.len() + 3;
@@ -76,6 +79,14 @@ pub fn compose(app: &mut App, now: Instant) -> Live {
         top.extend(notes);
     }
     top.push(Line::default());
+    let panel_open = app.chrome.panel.is_some();
+    if panel_open {
+        // The panel floats over the chat: it takes the rows above the
+        // chrome, the streaming tail is hidden while it is open.
+        let max = (h as usize).saturating_sub(bottom.len() + 1);
+        top = app.chrome.panel_rows(width, max, &app.theme);
+        top.push(Line::default());
+    }
     // The live area never exceeds the screen: the transcript tail is
     // clipped from the top.
     let budget = (h as usize).saturating_sub(bottom.len());
@@ -91,7 +102,8 @@ pub fn compose(app: &mut App, now: Instant) -> Live {
     let cursor_row = (offset + editor_top + cy as usize).min(rows.len().saturating_sub(1));
     Live {
         rows,
-        cursor: Some((cx.min(w.saturating_sub(1)), cursor_row as u16)),
+        // The editor's cursor is hidden while a panel has the keys.
+        cursor: (!panel_open).then_some((cx.min(w.saturating_sub(1)), cursor_row as u16)),
     }
 }
 
