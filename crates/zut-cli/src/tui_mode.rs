@@ -119,19 +119,27 @@ pub fn run(args: &GlobalArgs) -> i32 {
         (Err(e), _) | (_, Err(e)) => return fail(&format!("starting the runtime: {e}")),
     };
     let cwd = setup.agent.cwd.clone();
+    // config.json's `terminal_alerts_enabled` and the context window
+    // (setup::build already reported any problem with the files).
+    let (alerts_enabled, context_window) = match crate::settings::load(args, setup.host.home.root())
+    {
+        Ok(s) => (s.terminal_alerts_enabled.value, s.context_window.value),
+        Err(_) => (true, None),
+    };
     let status = zut_tui::Status {
         provider: setup.host_provider.clone(),
         model: setup.host_model.clone(),
         reasoning: args.reasoning.clone().unwrap_or_default(),
         cwd: shown_path(&cwd),
         loading_extensions: !args.no_ext || !args.ext.is_empty(),
+        context_window,
         ..Default::default()
     };
     let opts = zut_tui::Options {
         status,
         history_path: Some(history_path(setup.host.home.root(), &cwd)),
         initial_prompt,
-        alerts_enabled: alerts_enabled(setup.host.home.root()),
+        alerts_enabled,
         cwd,
     };
     // The conversation (model calls, tools, extensions) runs on its own
@@ -153,16 +161,6 @@ pub fn run(args: &GlobalArgs) -> i32 {
 fn fail(msg: &str) -> i32 {
     crate::errln!("zut: {msg}");
     1
-}
-
-/// `terminal_alerts_enabled` in `$ZUT_HOME/config.json` (default true;
-/// an unreadable file or a non-boolean value keeps the default).
-fn alerts_enabled(home: &Path) -> bool {
-    std::fs::read(home.join("config.json"))
-        .ok()
-        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
-        .and_then(|v| v.get("terminal_alerts_enabled")?.as_bool())
-        .unwrap_or(true)
 }
 
 /// `~/…` for paths under the home directory.
