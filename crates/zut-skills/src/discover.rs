@@ -109,11 +109,30 @@ pub fn scan_root(root: &Path, source: &Source) -> (Vec<Skill>, Vec<Skipped>) {
     (scan.skills, scan.skipped)
 }
 
+/// Identity of a directory: device and inode on Unix (one `stat`), the
+/// resolved path elsewhere.
+#[cfg(unix)]
+type DirId = (u64, u64);
+#[cfg(not(unix))]
+type DirId = PathBuf;
+
+#[cfg(unix)]
+fn dir_id(dir: &Path) -> Option<DirId> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(dir).ok()?;
+    Some((m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn dir_id(dir: &Path) -> Option<DirId> {
+    std::fs::canonicalize(dir).ok()
+}
+
 struct Scan<'a> {
     root: &'a Path,
     source: &'a Source,
     real_root: Option<PathBuf>,
-    visited: HashSet<PathBuf>,
+    visited: HashSet<DirId>,
     dirs: usize,
     stopped: bool,
     skills: Vec<Skill>,
@@ -129,10 +148,10 @@ impl Scan<'_> {
             self.stop(format!("nesting deeper than {MAX_SCAN_DEPTH} levels"));
             return;
         }
-        let Ok(real) = std::fs::canonicalize(dir) else {
+        let Some(id) = dir_id(dir) else {
             return;
         };
-        if !self.visited.insert(real) {
+        if !self.visited.insert(id) {
             return;
         }
         if self.dirs >= MAX_SCAN_DIRS {
