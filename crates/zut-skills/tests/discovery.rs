@@ -266,3 +266,23 @@ fn missing_roots_are_fine() {
     assert!(set.is_empty());
     assert!(set.skipped().is_empty());
 }
+
+#[test]
+fn within_one_extension_the_first_declaration_wins() {
+    // N4: two declared dirs both bundling `shared`.
+    let env = Env::new();
+    let ext = env.cwd.parent().unwrap().join("ext");
+    let first = skill(&ext.join("a/shared"), "description: first", "1");
+    let second = skill(&ext.join("b/shared"), "description: second", "2");
+    let bundled = vec![BundledSkills {
+        extension: "bundle".into(),
+        files: vec![first.clone(), second.clone()],
+    }];
+    let set = SkillSet::discover(&env.opts(), &bundled, &[]);
+    assert_eq!(set.get("shared").unwrap().path, first);
+    assert_eq!(set.skipped().len(), 1);
+    assert_eq!(set.skipped()[0].path, second);
+    assert!(set.skipped()[0]
+        .reason
+        .contains("already taken by the extension bundle skill"));
+}
