@@ -97,13 +97,13 @@ pub fn scan_root(root: &Path, source: &Source) -> (Vec<Skill>, Vec<Skipped>) {
         return (Vec::new(), Vec::new());
     }
     let mut linked: Vec<(PathBuf, usize)> = Vec::new();
-    scan.walk(root, 0, &mut linked);
+    scan.walk(root, 0, None, &mut linked);
     // Symlinked directories after the real tree, so a link never claims a
     // name ahead of the directory it points at.
     let mut i = 0;
     while i < linked.len() {
         let (dir, depth) = linked[i].clone();
-        scan.walk(&dir, depth, &mut linked);
+        scan.walk(&dir, depth, None, &mut linked);
         i += 1;
     }
     (scan.skills, scan.skipped)
@@ -128,6 +128,19 @@ fn dir_id(dir: &Path) -> Option<DirId> {
     std::fs::canonicalize(dir).ok()
 }
 
+/// A real subdirectory's identity from its directory entry (same device
+/// as its parent), without a `stat`.
+#[cfg(unix)]
+fn entry_id(entry: &std::fs::DirEntry, parent: &DirId) -> Option<DirId> {
+    use std::os::unix::fs::DirEntryExt;
+    Some((parent.0, entry.ino()))
+}
+
+#[cfg(not(unix))]
+fn entry_id(_entry: &std::fs::DirEntry, _parent: &DirId) -> Option<DirId> {
+    None
+}
+
 struct Scan<'a> {
     root: &'a Path,
     source: &'a Source,
@@ -140,7 +153,15 @@ struct Scan<'a> {
 }
 
 impl Scan<'_> {
-    fn walk(&mut self, dir: &Path, depth: usize, linked: &mut Vec<(PathBuf, usize)>) {
+    /// `known`: the directory's identity when the caller has it (a real
+    /// subdirectory: its entry's inode, no extra `stat`).
+    fn walk(
+        &mut self,
+        dir: &Path,
+        depth: usize,
+        known: Option<DirId>,
+        linked: &mut Vec<(PathBuf, usize)>,
+    ) {
         if self.stopped {
             return;
         }
@@ -148,7 +169,7 @@ impl Scan<'_> {
             self.stop(format!("nesting deeper than {MAX_SCAN_DEPTH} levels"));
             return;
         }
-        let Some(id) = dir_id(dir) else {
+        let Some(id) = known.or_else(|| dir_id(dir)) else {
             return;
         };
         if !self.visited.insert(id) {
@@ -165,6 +186,7 @@ impl Scan<'_> {
         let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
         entries.sort_by_key(|e| e.file_name());
         let mut has_skill = false;
+        let mut regular = false;
         let mut subdirs = Vec::new();
         for entry in entries {
             let path = entry.path();
@@ -186,23 +208,31 @@ impl Scan<'_> {
                     Err(_) => continue,
                 }
             } else if ft.is_dir() {
-                subdirs.push(path);
+                subdirs.push((path, entry_id(&entry, &id)));
                 continue;
             }
             if entry.file_name() == "SKILL.md" && depth > 0 {
+                // A regular file is read without another `stat`; a link or
+                // anything else is checked when opened.
                 has_skill = true;
+                regular = ft.is_file();
             }
         }
         if has_skill {
-            self.load(&dir.join("SKILL.md"));
+            self.load(&dir.join("SKILL.md"), regular);
         }
-        for sub in subdirs {
-            self.walk(&sub, depth + 1, linked);
+        for (sub, sub_id) in subdirs {
+            self.walk(&sub, depth + 1, sub_id, linked);
         }
     }
 
-    fn load(&mut self, path: &Path) {
-        let text = match read_skill_file(path) {
+    fn load(&mut self, path: &Path, regular: bool) {
+        let read = if regular {
+            crate::skill::read_regular_skill_file(path)
+        } else {
+            read_skill_file(path)
+        };
+        let text = match read {
             Ok(t) => t,
             Err(ReadError::Missing) => return,
             Err(e) => {

@@ -134,7 +134,7 @@ impl std::fmt::Display for ReadError {
             Self::Missing => write!(f, "no such file"),
             Self::TooLarge(n) => write!(
                 f,
-                "file is {n} bytes, over the {} KiB limit; not read",
+                "file is over the {} KiB limit ({n} bytes or more); skipped",
                 MAX_SKILL_BYTES / 1024
             ),
             Self::Binary => write!(f, "not a text file (binary or not UTF-8)"),
@@ -159,6 +159,27 @@ pub fn read_skill_file(path: &Path) -> Result<String, ReadError> {
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     // The file may grow between stat and read: read one byte past the cap.
+    file.take(MAX_SKILL_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| ReadError::Io(e.to_string()))?;
+    if bytes.len() as u64 > MAX_SKILL_BYTES {
+        return Err(ReadError::TooLarge(bytes.len() as u64));
+    }
+    if bytes.contains(&0) {
+        return Err(ReadError::Binary);
+    }
+    String::from_utf8(bytes).map_err(|_| ReadError::Binary)
+}
+
+/// Like [`read_skill_file`] for a path known to be a regular file (from
+/// its directory entry): no `stat`; the size limit is enforced while
+/// reading (at most [`MAX_SKILL_BYTES`] + 1 bytes are read).
+pub fn read_regular_skill_file(path: &Path) -> Result<String, ReadError> {
+    let file = std::fs::File::open(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => ReadError::Missing,
+        _ => ReadError::Io(e.to_string()),
+    })?;
+    let mut bytes = Vec::with_capacity(4096);
     file.take(MAX_SKILL_BYTES + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| ReadError::Io(e.to_string()))?;

@@ -1,0 +1,25 @@
+//! Discovers skills `N` times for a given tree and prints the count; wrap it
+//! in `perf stat -e task-clock` to get the CPU time per discovery:
+//!
+//! `discover <cwd> <zut_home> <user_home> <agent_dir> <N>`
+use zut_skills::{DiscoverOptions, SkillSet};
+
+fn main() {
+    let a: Vec<String> = std::env::args().collect();
+    if a.len() != 6 {
+        eprintln!("usage: discover <cwd> <zut_home> <user_home> <agent_dir> <N>");
+        std::process::exit(2);
+    }
+    let opts = DiscoverOptions {
+        cwd: a[1].clone().into(),
+        zut_home: a[2].clone().into(),
+        user_home: Some(a[3].clone().into()),
+        agent_dirs: vec![a[4].clone().into()],
+    };
+    let n: usize = a[5].parse().unwrap_or(1);
+    let mut found = 0;
+    for _ in 0..n {
+        found = SkillSet::discover(&opts, &[], &[]).skills().len();
+    }
+    println!("{found} skills, {n} discoveries");
+}
