@@ -63,6 +63,8 @@ pub enum Effect {
         /// Panel id.
         panel_id: String,
     },
+    /// List the project's files for the `@` picker (once).
+    ListFiles,
     /// Leave.
     Quit,
 }
@@ -115,6 +117,10 @@ pub struct App {
     pub alerts_enabled: bool,
     /// A bell is due between this frame and the next.
     pub bell_pending: bool,
+    /// The project's files for the `@` picker (`None` until listed).
+    pub files: Option<Vec<String>>,
+    /// The file list was asked for.
+    pub files_requested: bool,
 }
 
 impl App {
@@ -137,6 +143,8 @@ impl App {
             chrome: Chrome::default(),
             alerts_enabled: true,
             bell_pending: false,
+            files: None,
+            files_requested: false,
         }
     }
 
@@ -175,6 +183,40 @@ impl App {
         if self.notes.len() > 20 {
             self.notes.remove(0);
         }
+    }
+
+    /// The `@` picker's matches and the `@` offset, when it is open.
+    pub fn file_picker(&self) -> Option<(usize, Vec<String>)> {
+        if self.popup_dismissed {
+            return None;
+        }
+        let (at, q) = crate::files::query(self.editor.text(), self.editor.cursor())?;
+        let files = self.files.as_ref()?;
+        Some((
+            at,
+            crate::files::matches(files, q)
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
+        ))
+    }
+
+    /// Replaces the `@query` before the cursor with the selected path.
+    fn pick_file(&mut self) -> bool {
+        let Some((at, m)) = self.file_picker() else {
+            return false;
+        };
+        let Some(path) = m.get(self.popup_selected.min(m.len().saturating_sub(1))) else {
+            return false;
+        };
+        let cursor = self.editor.cursor();
+        let text = self.editor.text();
+        let new = format!("{}{} {}", &text[..at], path, &text[cursor..]);
+        let pos = at + path.len() + 1;
+        self.editor.set(&new);
+        self.editor.set_cursor(pos);
+        self.popup_selected = 0;
+        true
     }
 
     /// Bracketed paste.
@@ -223,6 +265,10 @@ impl App {
             self.popup_selected = 0;
             self.popup_dismissed = false;
             self.quit_armed = None;
+            if c == '@' && !self.files_requested {
+                self.files_requested = true;
+                return vec![Effect::ListFiles];
+            }
             return Vec::new();
         }
         let Some(action) = keymap::action(key) else {
@@ -232,6 +278,28 @@ impl App {
             self.quit_armed = None;
         }
         let popup = self.popup();
+        let picker = self.file_picker().filter(|(_, m)| !m.is_empty());
+        if let Some((_, m)) = &picker {
+            match action {
+                Action::Submit | Action::Complete => {
+                    self.pick_file();
+                    return Vec::new();
+                }
+                Action::Up => {
+                    self.popup_selected = (self.popup_selected + m.len() - 1) % m.len();
+                    return Vec::new();
+                }
+                Action::Down => {
+                    self.popup_selected = (self.popup_selected + 1) % m.len();
+                    return Vec::new();
+                }
+                Action::Cancel => {
+                    self.popup_dismissed = true;
+                    return Vec::new();
+                }
+                _ => {}
+            }
+        }
         match action {
             Action::Submit => {
                 if let Some(matches) = popup.filter(|m| !m.is_empty()) {

@@ -45,6 +45,11 @@ impl Editor {
         self.browsing = None;
     }
 
+    /// Moves the cursor to byte `at` (clamped, on a char boundary).
+    pub fn set_cursor(&mut self, at: usize) {
+        self.cursor = floor_boundary(&self.text, at.min(self.text.len()));
+    }
+
     /// Empties the buffer and returns what it held.
     pub fn take(&mut self) -> String {
         self.cursor = 0;

@@ -16,6 +16,7 @@ pub mod chrome;
 pub mod commands;
 mod diff_view;
 pub mod editor;
+pub mod files;
 mod help;
 pub mod highlight;
 pub mod history;

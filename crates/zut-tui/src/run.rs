@@ -68,6 +68,7 @@ pub async fn run(
         }
     });
     let (shell_tx, mut shell_rx) = mpsc::unbounded_channel::<(String, String, bool)>();
+    let (files_tx, mut files_rx) = mpsc::unbounded_channel::<Vec<String>>();
     let mut signals = Signals::new();
 
     let mut pending: Vec<Effect> = Vec::new();
@@ -117,6 +118,13 @@ pub async fn run(
                     tokio::spawn(async move {
                         let (out, failed) = crate::shell::run(&cmd, &cwd).await;
                         let _ = tx.send((cmd, out, failed));
+                    });
+                }
+                Effect::ListFiles => {
+                    let tx = files_tx.clone();
+                    let cwd = opts.cwd.clone();
+                    std::thread::spawn(move || {
+                        let _ = tx.send(crate::files::list(&cwd));
                     });
                 }
                 Effect::Quit => break 'outer,
@@ -169,6 +177,9 @@ pub async fn run(
                     app.notes.retain(|n| !n.text.starts_with("running !"));
                     app.transcript.push_block(rows);
                 }
+            }
+            Some(files) = files_rx.recv() => {
+                app.files = Some(files);
             }
             sig = signals.next() => {
                 status = 128 + sig;

@@ -61,7 +61,9 @@ pub fn compose(app: &mut App, now: Instant) -> Live {
     // Extension widgets, then status items, above the popup and status bar.
     bottom.extend(app.chrome.widget_rows(width, &app.theme));
     bottom.extend(app.chrome.status_rows(width, &app.theme));
-    if let Some(matches) = app.popup() {
+    if let Some((_, files)) = app.file_picker() {
+        bottom.extend(file_rows(app, &files, width));
+    } else if let Some(matches) = app.popup() {
         // The popup gets what the status bar and the editor leave.
         let fixed = status_rows.len() + 1 + editor_rows.len() + 3;
         let max = (h as usize).saturating_sub(fixed).clamp(1, POPUP_ROWS);
@@ -154,6 +156,38 @@ fn popup_rows(app: &App, matches: &[usize], width: usize, max: usize) -> Vec<Lin
     }
     rows.push(Line::from(Span::styled(
         "  ↑/↓ navigate · tab complete · enter run · esc close",
+        theme.dim,
+    )));
+    rows.push(Line::default());
+    rows
+}
+
+fn file_rows(app: &App, files: &[String], width: usize) -> Vec<Line<'static>> {
+    let theme = &app.theme;
+    if files.is_empty() {
+        return vec![Line::from(Span::styled("  no matching file", theme.dim))];
+    }
+    let sel = app.popup_selected.min(files.len() - 1);
+    let mut rows: Vec<Line<'static>> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let (marker, style) = if i == sel {
+                ("› ", theme.selected)
+            } else {
+                ("  ", theme.text)
+            };
+            wrap::truncate(
+                Line::from(vec![
+                    Span::styled(marker, theme.accent),
+                    Span::styled(crate::sanitize::clean_line(f), style),
+                ]),
+                width,
+            )
+        })
+        .collect();
+    rows.push(Line::from(Span::styled(
+        "  ↑/↓ navigate · tab/enter insert · esc close",
         theme.dim,
     )));
     rows.push(Line::default());

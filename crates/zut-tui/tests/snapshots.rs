@@ -302,3 +302,24 @@ fn pasting_10_mb_keeps_the_editor_bounded() {
     assert!(live.rows.len() <= 24);
     assert_eq!(a.editor.text().len(), big.len());
 }
+
+#[test]
+fn at_file_picker_lists_and_inserts_a_path() {
+    let mut a = app(60, 14);
+    typ(&mut a, "look at ");
+    let fx = key(&mut a, KeyCode::Char('@'), KeyModifiers::NONE);
+    assert_eq!(fx, vec![Effect::ListFiles]);
+    a.files = Some(vec![
+        "Cargo.toml".into(),
+        "src/lib.rs".into(),
+        "src/main.rs".into(),
+        "tests/main_test.rs".into(),
+    ]);
+    typ(&mut a, "main");
+    insta::assert_snapshot!(screen(&mut a));
+    key(&mut a, KeyCode::Down, KeyModifiers::NONE);
+    key(&mut a, KeyCode::Tab, KeyModifiers::NONE);
+    assert_eq!(a.editor.text(), "look at tests/main_test.rs ");
+    // A second @ does not list the files again.
+    assert!(key(&mut a, KeyCode::Char('@'), KeyModifiers::NONE).is_empty());
+}
