@@ -27,7 +27,10 @@ pub use fork::{fork, ForkOptions, Forked};
 pub use list::{describe, list, SessionSummary};
 pub use message::{Block, Role, SessionMessage};
 pub use open::{open, Choice, Opened};
-pub use paths::{cwd_hash, file_name, list_files, read_id, resolve, sessions_dir, sessions_root};
+pub use paths::{
+    cwd_hash, file_name, list_files, list_files_with_times, read_id, resolve, sessions_dir,
+    sessions_root,
+};
 pub use read::{
     for_each_row, read, read_from, read_with, ReadOptions, Snapshot, States, UsageCheckpoint,
     MAX_ROW_BYTES, MAX_STATE_BYTES,

@@ -60,8 +60,17 @@ struct MaybeText {
 
 /// Summarises one file (lenient); `None` when it has no readable meta.
 pub fn describe(path: &Path) -> Option<SessionSummary> {
-    let modified = path.metadata().ok()?.modified().ok()?;
-    let mut reader = BufReader::new(File::open(path).ok()?);
+    let file = File::open(path).ok()?;
+    let modified = file.metadata().ok()?.modified().ok()?;
+    describe_file(path, file, modified)
+}
+
+/// A `message` row as both programs write it (`type` first): counted
+/// without parsing the row.
+const MESSAGE_PREFIX: &str = r#"{"type":"message","#;
+
+fn describe_file(path: &Path, file: File, modified: SystemTime) -> Option<SessionSummary> {
+    let mut reader = BufReader::with_capacity(64 * 1024, file);
     let mut line = String::new();
     let mut meta: Option<Meta> = None;
     let mut title: Option<String> = None;
@@ -73,6 +82,10 @@ pub fn describe(path: &Path) -> Option<SessionSummary> {
         match reader.read_line(&mut line) {
             Ok(0) | Err(_) => break,
             Ok(_) => {}
+        }
+        if line.starts_with(MESSAGE_PREFIX) && (title.is_some() || first_user.is_some()) {
+            count += 1;
+            continue;
         }
         let Ok(head) = serde_json::from_str::<Head>(&line) else {
             continue;
@@ -132,9 +145,9 @@ pub fn describe(path: &Path) -> Option<SessionSummary> {
 /// The sessions of `dir`, newest first; hidden branches only when
 /// `include_hidden`.
 pub fn list(dir: &Path, include_hidden: bool) -> Vec<SessionSummary> {
-    crate::paths::list_files(dir)
-        .iter()
-        .filter_map(|p| describe(p))
+    crate::paths::list_files_with_times(dir)
+        .into_iter()
+        .filter_map(|(modified, p)| describe_file(&p, File::open(&p).ok()?, modified))
         .filter(|s| include_hidden || !s.hidden)
         .collect()
 }

@@ -35,6 +35,14 @@ pub fn file_name(started: SystemTime, id: &str) -> String {
 /// The `*.jsonl` files of `dir`, newest modification time first (ties:
 /// path descending). A missing directory lists nothing.
 pub fn list_files(dir: &Path) -> Vec<PathBuf> {
+    list_files_with_times(dir)
+        .into_iter()
+        .map(|(_, p)| p)
+        .collect()
+}
+
+/// [`list_files`] with each file's modification time.
+pub fn list_files_with_times(dir: &Path) -> Vec<(SystemTime, PathBuf)> {
     let Ok(entries) = fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -48,7 +56,7 @@ pub fn list_files(dir: &Path) -> Vec<PathBuf> {
         })
         .collect();
     files.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| b.1.cmp(&a.1)));
-    files.into_iter().map(|(_, p)| p).collect()
+    files
 }
 
 /// The id of a session file read from its first row (lenient).
