@@ -9,6 +9,7 @@
 //! terminals. Its message type is the Go row format; `zut-agent` converts
 //! it to and from provider messages.
 
+mod check;
 mod error;
 mod fork;
 mod list;

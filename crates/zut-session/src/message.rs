@@ -172,65 +172,110 @@ struct RawBlock {
     text: Option<String>,
 }
 
+/// The kind of a content block, decided from the keys present (§1.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Reasoning,
+    ToolCall,
+    ToolResult,
+    Image,
+    Text,
+}
+
+/// Which keys a block has.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Keys {
+    pub reasoning: bool,
+    pub id: bool,
+    pub name: bool,
+    pub call_id: bool,
+    pub mime_type: bool,
+    pub text: bool,
+}
+
+/// The block kind for `keys`, in the order of §1.4 (reasoning, tool call,
+/// tool result, image, text). Blocks inside a tool result (`nested`) can
+/// only be text or images.
+pub(crate) fn classify(keys: Keys, nested: bool) -> Result<Kind, String> {
+    if !nested && keys.reasoning {
+        return Ok(Kind::Reasoning);
+    }
+    if !nested && (keys.id || keys.name) {
+        if !(keys.id && keys.name) {
+            return Err("tool call block needs both \"id\" and \"name\"".into());
+        }
+        return Ok(Kind::ToolCall);
+    }
+    if !nested && keys.call_id {
+        return Ok(Kind::ToolResult);
+    }
+    if keys.mime_type {
+        return Ok(Kind::Image);
+    }
+    if keys.text {
+        return Ok(Kind::Text);
+    }
+    Err(if nested {
+        "tool result content block is neither text nor image".into()
+    } else {
+        "content block of unknown kind (no text, image, tool call, tool result or reasoning keys)"
+            .into()
+    })
+}
+
 impl RawBlock {
-    fn into_block(self, nested: bool) -> Result<Block, String> {
-        if !nested
-            && (self.reasoning_id.is_some()
+    fn keys(&self) -> Keys {
+        Keys {
+            reasoning: self.reasoning_id.is_some()
                 || self.summary.is_some()
-                || self.encrypted_content.is_some())
-        {
-            return Ok(Block::Reasoning {
+                || self.encrypted_content.is_some(),
+            id: self.id.is_some(),
+            name: self.name.is_some(),
+            call_id: self.call_id.is_some(),
+            mime_type: self.mime_type.is_some(),
+            text: self.text.is_some(),
+        }
+    }
+
+    fn into_block(self, nested: bool) -> Result<Block, String> {
+        Ok(match classify(self.keys(), nested)? {
+            Kind::Reasoning => Block::Reasoning {
                 reasoning_id: self.reasoning_id.unwrap_or_default(),
                 summary: self.summary.unwrap_or_default(),
                 encrypted_content: self.encrypted_content.unwrap_or_default(),
-            });
-        }
-        if !nested && (self.id.is_some() || self.name.is_some()) {
-            let (Some(id), Some(name)) = (self.id, self.name) else {
-                return Err("tool call block needs both \"id\" and \"name\"".into());
-            };
-            return Ok(Block::ToolCall {
-                id,
-                name,
+            },
+            Kind::ToolCall => Block::ToolCall {
+                id: self.id.unwrap_or_default(),
+                name: self.name.unwrap_or_default(),
                 arguments: self.arguments.unwrap_or(Value::Null),
                 thought_signature: self.thought_signature.unwrap_or_default(),
-            });
-        }
-        if !nested && self.call_id.is_some() {
-            let content = self
-                .content
-                .ok_or("tool result block has no \"content\"")?
-                .into_iter()
-                .map(|b| b.into_block(true))
-                .collect::<Result<Vec<_>, _>>()?;
-            if content.is_empty() {
-                return Err("tool result block has empty \"content\"".into());
+            },
+            Kind::ToolResult => {
+                let content = self
+                    .content
+                    .ok_or("tool result block has no \"content\"")?
+                    .into_iter()
+                    .map(|b| b.into_block(true))
+                    .collect::<Result<Vec<_>, _>>()?;
+                if content.is_empty() {
+                    return Err("tool result block has empty \"content\"".into());
+                }
+                Block::ToolResult {
+                    call_id: self.call_id.unwrap_or_default(),
+                    content,
+                    is_error: self.is_error,
+                    timing: self.timing,
+                }
             }
-            return Ok(Block::ToolResult {
-                call_id: self.call_id.unwrap_or_default(),
-                content,
-                is_error: self.is_error,
-                timing: self.timing,
-            });
-        }
-        if let Some(mime_type) = self.mime_type {
-            return Ok(Block::Image {
-                mime_type,
+            Kind::Image => Block::Image {
+                mime_type: self.mime_type.unwrap_or_default(),
                 data: self.data.unwrap_or_default(),
                 thought_signature: self.thought_signature.unwrap_or_default(),
-            });
-        }
-        if let Some(text) = self.text {
-            return Ok(Block::Text {
-                text,
+            },
+            Kind::Text => Block::Text {
+                text: self.text.unwrap_or_default(),
                 thought_signature: self.thought_signature.unwrap_or_default(),
-            });
-        }
-        Err(if nested {
-            "tool result content block is neither text nor image".into()
-        } else {
-            "content block of unknown kind (no text, image, tool call, tool result or reasoning keys)"
-                .into()
+            },
         })
     }
 }

@@ -127,8 +127,35 @@ pub fn read_with(path: &Path, opts: ReadOptions) -> Result<Snapshot> {
 /// Like [`read_with`], from any reader (`path` names it in errors).
 pub fn read_from<R: Read>(path: &Path, reader: R, opts: ReadOptions) -> Result<Snapshot> {
     let mut state = ReadState::new(opts);
-    let ends_with_newline = for_each_row(path, reader, |line_no, row| state.apply(line_no, row))?;
-    Ok(state.finish(path.to_path_buf(), ends_with_newline))
+    let ends_with_newline = scan(path, reader, |line_no, line| {
+        if line_no > 1 && line.starts_with(MESSAGE_PREFIX) {
+            // Checked now, built at the end only if still effective.
+            crate::check::check_message_row(line)?;
+            state.push_raw(line_no, line);
+            return Ok(());
+        }
+        let row = Row::parse(line)?;
+        if line_no == 1 {
+            first_row_check(&row)?;
+        }
+        state.apply(line_no, row)
+    })?;
+    state.finish(path.to_path_buf(), ends_with_newline)
+}
+
+/// How both programs start a `message` row (`type` first).
+const MESSAGE_PREFIX: &[u8] = br#"{"type":"message","#;
+
+/// The first row must be `meta` with a non-empty id.
+fn first_row_check(row: &Row) -> std::result::Result<(), String> {
+    match row {
+        Row::Meta(m) if !m.id.trim().is_empty() => Ok(()),
+        Row::Meta(_) => Err("meta row has an empty \"id\"".into()),
+        other => Err(format!(
+            "the first row must be \"meta\", found {:?}",
+            other.type_name()
+        )),
+    }
 }
 
 /// Calls `f` with every row of `reader` in order (strict); returns whether
@@ -137,6 +164,25 @@ pub fn for_each_row<R: Read>(
     path: &Path,
     reader: R,
     mut f: impl FnMut(usize, Row) -> std::result::Result<(), String>,
+) -> Result<bool> {
+    scan(path, reader, |line_no, line| {
+        let row = Row::parse(line)?;
+        if line_no == 1 {
+            first_row_check(&row)?;
+        }
+        f(line_no, row)
+    })
+}
+
+/// Calls `f` with every line of `reader` (without its line ending): blank
+/// lines, rows over [`MAX_ROW_BYTES`] and an empty input are errors, and
+/// `f`'s error becomes an error naming the line (noting a torn last row
+/// when the input does not end with a newline). Returns whether the input
+/// ended with a newline.
+fn scan<R: Read>(
+    path: &Path,
+    reader: R,
+    mut f: impl FnMut(usize, &[u8]) -> std::result::Result<(), String>,
 ) -> Result<bool> {
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut buf: Vec<u8> = Vec::with_capacity(4096);
@@ -175,36 +221,20 @@ pub fn for_each_row<R: Read>(
         if line.iter().all(u8::is_ascii_whitespace) {
             return Err(line_err(line_no, "blank row".into()));
         }
-        let row = match Row::parse(line) {
-            Ok(r) => r,
-            Err(reason) if !terminated => {
-                return Err(line_err(
-                    line_no,
+        if let Err(reason) = f(line_no, line) {
+            return Err(line_err(
+                line_no,
+                if terminated {
+                    reason
+                } else {
                     format!(
                         "{reason} (torn last row: the file does not end with a newline, \
                          a previous run was probably killed while writing it; \
                          the file was left as it is)"
-                    ),
-                ))
-            }
-            Err(reason) => return Err(line_err(line_no, reason)),
-        };
-        if line_no == 1 {
-            match &row {
-                Row::Meta(m) if !m.id.trim().is_empty() => {}
-                Row::Meta(_) => return Err(line_err(1, "meta row has an empty \"id\"".into())),
-                other => {
-                    return Err(line_err(
-                        1,
-                        format!(
-                            "the first row must be \"meta\", found {:?}",
-                            other.type_name()
-                        ),
-                    ))
-                }
-            }
+                    )
+                },
+            ));
         }
-        f(line_no, row).map_err(|reason| line_err(line_no, reason))?;
         ends_with_newline = terminated;
     }
     if line_no == 0 {
@@ -247,12 +277,19 @@ struct RawCheckpoint {
     generation: usize,
 }
 
+/// A message of the effective transcript: built (from a compaction or a
+/// row in another key order) or still as its checked row bytes.
+enum Effective {
+    Built(SessionMessage),
+    Row(usize, Vec<u8>),
+}
+
 struct ReadState {
     opts: ReadOptions,
     meta: Meta,
     title: Option<String>,
     renamed: bool,
-    raw: Vec<SessionMessage>,
+    raw: Vec<Effective>,
     states: States,
     fork_states: States,
     fork_count: usize,
@@ -278,6 +315,13 @@ impl ReadState {
         }
     }
 
+    /// A checked `message` row, kept as bytes.
+    fn push_raw(&mut self, line_no: usize, line: &[u8]) {
+        self.rows += 1;
+        self.raw.push(Effective::Row(line_no, line.to_vec()));
+        self.fork_count += 1;
+    }
+
     fn apply(&mut self, _line: usize, row: Row) -> std::result::Result<(), String> {
         self.rows += 1;
         match row {
@@ -288,7 +332,7 @@ impl ReadState {
                 self.meta = meta;
             }
             Row::Message(m) => {
-                self.raw.push(m);
+                self.raw.push(Effective::Built(m));
                 self.fork_count += 1;
             }
             Row::Compaction {
@@ -296,7 +340,7 @@ impl ReadState {
                 cumulative,
                 usage,
             } => {
-                self.raw = messages;
+                self.raw = messages.into_iter().map(Effective::Built).collect();
                 self.generation += 1;
                 self.fork_count = self.raw.len();
                 self.fork_states = self.states.clone();
@@ -331,9 +375,29 @@ impl ReadState {
         Ok(())
     }
 
-    fn finish(self, path: PathBuf, ends_with_newline: bool) -> Snapshot {
+    fn finish(self, path: PathBuf, ends_with_newline: bool) -> Result<Snapshot> {
         let raw_len = self.raw.len();
-        let repaired = repair(self.raw);
+        let mut raw = Vec::with_capacity(raw_len);
+        for e in self.raw {
+            raw.push(match e {
+                Effective::Built(m) => m,
+                Effective::Row(line, bytes) => match Row::parse(&bytes) {
+                    Ok(Row::Message(m)) => m,
+                    Ok(other) => {
+                        return Err(SessionError::Line {
+                            path,
+                            line,
+                            reason: format!(
+                                "expected a message row, found {:?}",
+                                other.type_name()
+                            ),
+                        })
+                    }
+                    Err(reason) => return Err(SessionError::Line { path, line, reason }),
+                },
+            });
+        }
+        let repaired = repair(raw);
         let generation = self.generation;
         let usage = self
             .checkpoints
@@ -349,7 +413,7 @@ impl ReadState {
                 generation: c.generation,
             })
             .collect();
-        Snapshot {
+        Ok(Snapshot {
             path,
             title: normalize_title(self.title.as_deref().unwrap_or_default()),
             meta: self.meta,
@@ -360,6 +424,6 @@ impl ReadState {
             fork_states: self.opts.fork_at.map(|_| self.fork_states),
             ends_with_newline,
             rows: self.rows,
-        }
+        })
     }
 }

@@ -213,3 +213,66 @@ fn state_rows_follow_the_read_rules() {
     assert_eq!(names, vec!["a"]);
     assert_eq!(s.states["a"].get(), r#"{"v":1}"#);
 }
+
+/// Message rows are checked when read even though a later compaction means
+/// they are never built: strictness does not depend on what survives.
+#[test]
+fn messages_before_a_compaction_are_checked_as_strictly() {
+    let dir = tempfile::tempdir().unwrap();
+    let meta = r#"{"type":"meta","meta":{"id":"s1","cwd":"/p","model":"m","provider":"p","started":"2026-08-23T07:00:00Z","version":"1"}}"#;
+    let compaction = r#"{"type":"compaction","messages":[]}"#;
+    let bad_messages = [
+        (
+            r#"{"type":"message","message":{"role":"user","content":[{"text":5}],"time":"t"}}"#,
+            "invalid type",
+        ),
+        (
+            r#"{"type":"message","message":{"role":"user","content":[{"what":"x"}],"time":"t"}}"#,
+            "unknown kind",
+        ),
+        (
+            r#"{"type":"message","message":{"role":"robot","content":[{"text":"x"}],"time":"t"}}"#,
+            "robot",
+        ),
+        (
+            r#"{"type":"message","message":{"role":"user","content":[],"time":"t"}}"#,
+            "empty \"content\"",
+        ),
+        (
+            r#"{"type":"message","message":{"role":"user","content":[{"text":"x"}],"meta":{"k":1}}}"#,
+            "invalid type",
+        ),
+        (
+            r#"{"type":"message","message":{"role":"tool","content":[{"call_id":"c","content":[]}]}}"#,
+            "empty \"content\"",
+        ),
+        (
+            r#"{"type":"message","message":{"role":"assistant","content":[{"id":"c"}]}}"#,
+            "needs both",
+        ),
+        (
+            r#"{"type":"message","message":{"role":"user","content":[{"text":"x"}]},"#,
+            "invalid JSON",
+        ),
+        (r#"{"type":"message"}"#, "no \"message\""),
+    ];
+    for (row, needle) in bad_messages {
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, format!("{meta}\n{row}\n{compaction}\n")).unwrap();
+        match read(&path) {
+            Err(SessionError::Line { line, reason, .. }) => {
+                assert_eq!(line, 2, "{row}: {reason}");
+                assert!(reason.contains(needle), "{row}: {reason}");
+            }
+            other => panic!("{row}: expected a line error, got {other:?}"),
+        }
+    }
+    // The same rows in another key order go through the full parser.
+    let path = dir.path().join("t.jsonl");
+    std::fs::write(
+        &path,
+        format!("{meta}\n{{\"message\":{{\"role\":\"user\",\"content\":[{{\"text\":\"x\"}}]}},\"type\":\"message\"}}\n"),
+    )
+    .unwrap();
+    assert_eq!(read(&path).unwrap().messages.len(), 1);
+}
