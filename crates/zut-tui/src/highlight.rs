@@ -1,5 +1,5 @@
 //! Syntax highlighting of code blocks with syntect (its bundled grammars
-//! and themes, loaded once on first use or warmed in the background).
+//! and themes, loaded once, on the first code block).
 //! `diff`/`patch` blocks are coloured line by line without syntect.
 
 use std::sync::OnceLock;
@@ -29,14 +29,6 @@ fn assets() -> Option<&'static Assets> {
             Some(Assets { syntaxes, theme })
         })
         .as_ref()
-}
-
-/// Loads the grammars on a background thread so the first code block does
-/// not pay for it (the first frame never waits for this).
-pub fn warm_up() {
-    std::thread::spawn(|| {
-        let _ = assets();
-    });
 }
 
 /// Highlights one code block line by line. Keeps syntect's parse state
