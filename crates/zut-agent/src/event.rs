@@ -10,7 +10,7 @@ use zut_protocol::PanelContent;
 use crate::transcript::JsonBlock;
 
 /// One agent event. Serialises to the exact JSON object of rpc.md §5.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AgentEvent {
     /// Before each model call.
@@ -267,7 +267,7 @@ pub enum AgentEvent {
 }
 
 /// Token counts for the `usage` event.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, schemars::JsonSchema)]
 pub struct UsageCounts {
     /// Input tokens.
     pub input: u64,
@@ -318,7 +318,7 @@ impl UsageCounts {
 }
 
 /// The `usage` event: this call's counts plus the prompt's running total.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct UsageEvent {
     /// This call.
     #[serde(flatten)]

@@ -6,7 +6,7 @@ use serde_json::Value;
 use zut_providers::Part;
 
 /// One content block as JSON/RPC clients see it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum JsonBlock {
     /// Text.

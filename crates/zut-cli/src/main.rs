@@ -7,6 +7,7 @@ mod builtin_names;
 mod config_cmd;
 mod ext_cmd;
 mod interrupt;
+mod rpc_mode;
 mod session_cmd;
 mod settings;
 mod skills_cmd;

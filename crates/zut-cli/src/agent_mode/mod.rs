@@ -29,12 +29,7 @@ const EXIT_ABORTED: i32 = 130;
 pub fn run(args: GlobalArgs, mode: Mode) -> i32 {
     match mode {
         Mode::Interactive => return crate::tui_mode::run(&args),
-        Mode::Rpc => {
-            crate::errln!(
-                "zut: RPC mode is not available in this build yet; use --json for event streams"
-            );
-            return 1;
-        }
+        Mode::Rpc => return crate::rpc_mode::run(&args),
         Mode::Print | Mode::Stream | Mode::Json => {}
     }
     if args.no_yolo {
