@@ -48,6 +48,7 @@ fn names(evs: &[ControllerEvent]) -> Vec<String> {
                 format!("started:{}", tag.clone().unwrap_or_default())
             }
             ControllerEvent::JobFinished { .. } => "finished".into(),
+            ControllerEvent::Note(n) => format!("note:{n}"),
         })
         .collect()
 }

@@ -239,6 +239,7 @@ async fn conversation(
                 },
                 ControllerEvent::JobStarted { .. } => TuiEvent::JobStarted,
                 ControllerEvent::JobFinished { .. } => TuiEvent::JobFinished,
+                ControllerEvent::Note(_) => continue,
             };
             if fwd.send(out).is_err() {
                 break;

@@ -46,6 +46,10 @@ pub enum ControllerEvent {
         /// The job.
         job: JobId,
     },
+    /// A front end's own note, pushed with [`super::Controller::note`]:
+    /// delivered after everything pushed before it (RPC uses it to write a
+    /// command's response after the events the command produced).
+    Note(String),
 }
 
 #[derive(Default)]

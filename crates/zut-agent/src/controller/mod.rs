@@ -261,6 +261,12 @@ impl Controller {
         agent
     }
 
+    /// Pushes [`ControllerEvent::Note`] into the stream, after everything
+    /// already in it.
+    pub fn note(&self, text: String) {
+        self.events.push(ControllerEvent::Note(text));
+    }
+
     /// Pushes an event into the stream (commands' `display`/`insert`).
     pub(crate) fn push(&self, ev: ControllerEvent) {
         self.events.push(ev);

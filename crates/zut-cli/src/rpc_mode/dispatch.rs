@@ -58,7 +58,11 @@ impl Dispatcher {
         let value: Value = match serde_json::from_str(text) {
             Ok(v @ Value::Object(_)) => v,
             Ok(_) => {
-                self.respond(Response::err(None, "", "malformed json: expected an object"));
+                self.respond(Response::err(
+                    None,
+                    "",
+                    "malformed json: expected an object",
+                ));
                 return Next::Continue;
             }
             Err(e) => {
@@ -101,7 +105,11 @@ impl Dispatcher {
         let request = match serde_json::from_value::<Request>(value) {
             Ok(r) if allowed => r,
             Err(e) if allowed && is_known(&kind) => {
-                self.respond(Response::err(id, &kind, format!("invalid {kind} request: {e}")));
+                self.respond(Response::err(
+                    id,
+                    &kind,
+                    format!("invalid {kind} request: {e}"),
+                ));
                 return Next::Continue;
             }
             _ => {
@@ -292,7 +300,6 @@ impl Dispatcher {
 
     fn command(&mut self, id: Option<String>, name: String, args: String) {
         let c = self.controller.clone();
-        let out = self.out.clone();
         self.tasks.spawn(async move {
             let tag = |action: &str| Tag::encode(id.clone(), "command", Some(action));
             let lower = name.trim().trim_start_matches('/').to_ascii_lowercase();
@@ -339,7 +346,9 @@ impl Dispatcher {
                 Ok(CommandOutcome::Done(text)) => command_ok(id, "done", None, Some(text)),
                 Ok(CommandOutcome::Noop) => command_ok(id, "noop", None, None),
             };
-            out.line(r.to_line());
+            // Through the stream, so it follows the events the command
+            // produced (`ext_display`, `ext_insert`, `ext_panel_open`).
+            c.note(String::from_utf8_lossy(&r.to_line()).into_owned());
         });
     }
 }

@@ -79,6 +79,10 @@ pub async fn run(mut stream: EventStream, out: Out, ext_ui: Arc<AtomicBool>) {
                         bytes.push(b'\n');
                     }
                 }
+                ControllerEvent::Note(line) => {
+                    bytes.extend_from_slice(line.as_bytes());
+                    bytes.push(b'\n');
+                }
                 ControllerEvent::JobStarted { tag: None, .. }
                 | ControllerEvent::JobFinished { .. } => {}
             }

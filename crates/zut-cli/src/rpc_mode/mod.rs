@@ -6,6 +6,8 @@ mod dispatch;
 mod forward;
 mod lines;
 mod output;
+#[cfg(test)]
+mod schema;
 pub mod wire;
 
 use std::sync::atomic::AtomicBool;
@@ -64,7 +66,7 @@ async fn serve(setup: setup::RunSetup, token: Option<String>) -> i32 {
         crate::errln!("extension load: {err}");
     }
     let host = Arc::new(host);
-    host.emit_session_event(EventName::SESSION_START, host.config().session.clone());
+    host.emit_session_event(EventName::SESSION_START, None);
     let cwd = setup.agent.cwd.display().to_string();
     let Ok(provider) = setup.provider else {
         return 1;
@@ -85,7 +87,9 @@ async fn serve(setup: setup::RunSetup, token: Option<String>) -> i32 {
     let code = read_loop(&mut d).await;
     if code != 0 {
         crate::errln!("zut: rpc: bad auth token");
+        d.tasks.abort_all();
         controller.abort();
+        controller.shutdown().await;
         host.shutdown_with_grace(Duration::from_millis(100)).await;
     } else {
         // EOF: finish what was asked, then stop the extensions.
@@ -104,7 +108,13 @@ async fn serve(setup: setup::RunSetup, token: Option<String>) -> i32 {
     drop(host);
     // The stream ends once the host's UI channel is closed; its last
     // frames (ext_chrome_clear) are written before that.
-    let _ = tokio::time::timeout(Duration::from_secs(3), forwarder).await;
+    let abort = forwarder.abort_handle();
+    if tokio::time::timeout(Duration::from_secs(3), forwarder)
+        .await
+        .is_err()
+    {
+        abort.abort();
+    }
     drop(out);
     let _ = tokio::task::spawn_blocking(move || writer.join()).await;
     code

@@ -5,6 +5,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// An image attached to a prompt.
@@ -99,7 +100,7 @@ pub enum Request {
 }
 
 /// A response line.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Response {
     /// Always `response`.
     #[serde(rename = "type")]
@@ -111,9 +112,11 @@ pub struct Response {
     pub command: String,
     /// Whether the command succeeded.
     pub success: bool,
-    /// Result data (omitted when there is none).
+    /// Result data (omitted when there is none), with its fields in the
+    /// order of its type.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub data: Option<Value>,
+    #[schemars(with = "Option<Value>")]
+    pub data: Option<Box<RawValue>>,
     /// Error text when `success` is false.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -129,7 +132,7 @@ pub enum ResponseType {
 
 impl Response {
     /// A success response.
-    pub fn ok(id: Option<String>, command: &str, data: Option<Value>) -> Self {
+    pub fn ok(id: Option<String>, command: &str, data: Option<Box<RawValue>>) -> Self {
         Self {
             kind: ResponseType::Response,
             id,
@@ -316,7 +319,8 @@ pub struct ReloadData {
     pub errors: Vec<String>,
 }
 
-/// Serialises a data object (cannot fail for these types).
-pub fn data<T: Serialize>(v: &T) -> Option<Value> {
-    serde_json::to_value(v).ok()
+/// Serialises a data object, keeping its field order (cannot fail for
+/// these types).
+pub fn data<T: Serialize>(v: &T) -> Option<Box<RawValue>> {
+    serde_json::value::to_raw_value(v).ok()
 }

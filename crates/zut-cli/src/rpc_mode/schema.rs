@@ -1,0 +1,113 @@
+//! The JSON Schema of the RPC protocol, generated from the wire types and
+//! checked in as `schema/rpc.schema.json` (a test fails when they differ;
+//! `UPDATE_SCHEMA=1 cargo test -p zut-cli rpc_schema` rewrites it).
+
+use serde_json::{json, Value};
+use zut_agent::AgentEvent;
+
+use super::wire::*;
+
+/// The whole schema: requests, responses (with every data object) and
+/// events.
+pub fn rpc_schema() -> Value {
+    let v = |s: schemars::Schema| serde_json::to_value(s).unwrap_or(Value::Null);
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "zut RPC protocol v1",
+        "description": "One JSON object per line on stdin (Request) and stdout (Response or Event). Data objects are the `data` of successful responses, by command. Opt-in additions (`command`, `panel_key`, `panel_close`, `reload_ext`, `ext_panel_*`, `ext_submit`, `ext_insert`) need `hello` capabilities.",
+        "protocol_version": 1,
+        "definitions": {
+            "Request": v(schemars::schema_for!(Request)),
+            "Response": v(schemars::schema_for!(Response)),
+            "Event": v(schemars::schema_for!(AgentEvent)),
+            "HelloData": v(schemars::schema_for!(HelloData)),
+            "StartedData": v(schemars::schema_for!(StartedData)),
+            "StateData": v(schemars::schema_for!(StateData)),
+            "MessagesData": v(schemars::schema_for!(MessagesData)),
+            "ModelData": v(schemars::schema_for!(ModelData)),
+            "ReasoningData": v(schemars::schema_for!(ReasoningData)),
+            "ModelsData": v(schemars::schema_for!(ModelsData)),
+            "PongData": v(schemars::schema_for!(PongData)),
+            "CommandData": v(schemars::schema_for!(CommandData)),
+            "ReloadData": v(schemars::schema_for!(ReloadData)),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+
+    #[test]
+    fn rpc_schema_file_is_current() {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../schema/rpc.schema.json");
+        let generated = serde_json::to_string_pretty(&rpc_schema()).unwrap() + "\n";
+        if std::env::var_os("UPDATE_SCHEMA").is_some() {
+            std::fs::write(&path, &generated).unwrap();
+        }
+        let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            on_disk == generated,
+            "schema/rpc.schema.json is stale; run UPDATE_SCHEMA=1 cargo test -p zut-cli rpc_schema"
+        );
+    }
+
+    #[test]
+    fn rpc_schema_names_every_command_and_event() {
+        let text = serde_json::to_string(&rpc_schema()).unwrap();
+        for t in [
+            "hello",
+            "prompt",
+            "abort",
+            "compact",
+            "get_state",
+            "get_messages",
+            "clear",
+            "set_model",
+            "set_reasoning",
+            "get_models",
+            "ping",
+            "command",
+            "panel_key",
+            "panel_close",
+            "reload_ext",
+            "turn_start",
+            "request_started",
+            "cache_diagnostics",
+            "retry_scheduled",
+            "user_message",
+            "assistant_start",
+            "text_delta",
+            "tool_use_start",
+            "tool_use_args",
+            "tool_use_end",
+            "tool_call",
+            "tool_execution_started",
+            "tool_progress",
+            "tool_result",
+            "assistant_message",
+            "usage",
+            "turn_end",
+            "done",
+            "error",
+            "compact_done",
+            "ext_notify",
+            "ext_clear_notes",
+            "ext_alert",
+            "ext_status",
+            "ext_widget",
+            "ext_widget_clear",
+            "ext_display",
+            "ext_chrome_clear",
+            "ext_panel_open",
+            "ext_panel_render",
+            "ext_panel_close",
+            "ext_submit",
+            "ext_insert",
+        ] {
+            assert!(text.contains(&format!("\"{t}\"")), "schema lacks {t}");
+        }
+    }
+}
