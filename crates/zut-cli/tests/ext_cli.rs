@@ -61,16 +61,15 @@ fn ext_flag_requires_a_value() {
 }
 
 #[test]
-fn rpc_and_interactive_modes_are_reported_as_not_available_yet() {
+fn rpc_mode_spellings_are_accepted_and_need_credentials() {
     let env = TestEnv::new();
     // L18: `--mode rpc` is accepted by the parser (Go rejects it); `zut rpc`
-    // rewrites to rpc mode. RPC and the TUI are not built yet.
+    // rewrites to rpc mode. Without credentials RPC mode says what to do.
     for args in [&["--mode", "rpc"][..], &["rpc"], &["--rpc"]] {
         let r = zut(&env, args);
         assert_eq!(r.code, 1, "{args:?}");
         assert!(
-            r.stderr
-                .contains("RPC mode is not available in this build yet"),
+            r.stderr.contains("no API key for provider anthropic"),
             "{args:?} {r:?}"
         );
         assert!(!r.stderr.contains("unknown flag"), "{r:?}");

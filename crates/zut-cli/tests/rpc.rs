@@ -227,7 +227,6 @@ async fn m4_prompt_started_events_one_done_and_fifo() {
         assert!(t.contains(&needed.to_string()), "{needed} missing in {t:?}");
     }
     assert_eq!(t.iter().filter(|s| *s == "done").count(), 1);
-    assert!(!t.iter().any(|s| s == "response" && false));
     // The second prompt's response (no id: none echoed) comes only now.
     let second = rpc.until(is_done);
     assert_eq!(
@@ -709,6 +708,7 @@ async fn slow_reader_keeps_memory_bounded_and_abort_still_ends_the_turn() {
         .filter(|v| v["type"] == "text_delta")
         .map(|v| v["delta"].as_str().unwrap().len())
         .sum();
+    assert!(streamed > 0, "text reached the client");
     assert!(
         rss < 64 * 1024,
         "RSS {rss} KiB while 2 MB streamed to a client that did not read"
