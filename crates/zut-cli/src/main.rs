@@ -1,6 +1,7 @@
 //! The `zut` binary: routes `zut ext …` to the extension manager and
 //! everything else to the global flag parser.
 
+mod acp_mode;
 mod agent_mode;
 mod args;
 mod builtin_names;
@@ -42,6 +43,7 @@ fn route(mut argv: Vec<String>) -> i32 {
         Some("session") => session_cmd::run(&argv[1..]),
         Some("skills") => skills_cmd::run(&argv[1..]),
         Some("config") => config_cmd::run(&argv[1..]),
+        Some("acp") => acp_mode::run(&argv[1..]),
         Some("rpc") => {
             argv[0] = "--rpc".to_string();
             args::run(argv)

@@ -1,0 +1,213 @@
+//! The ACP agent: request handlers and the turn pump.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use agent_client_protocol::v1::schema::{
+    AgentCapabilities, CancelNotification, ContentBlock, Implementation, InitializeRequest,
+    InitializeResponse, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
+    PromptResponse, SessionNotification, StopReason,
+};
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::{Agent, Client, Error, Stdio};
+use zut_agent::controller::JobOutcome;
+use zut_agent::{AgentEvent, ControllerEvent, PromptOutcome};
+use zut_providers::Part;
+
+use crate::sessions::{Session, Sessions};
+use crate::updates::Mapper;
+use crate::Backend;
+
+/// Serves ACP on stdin/stdout until the client closes stdin.
+pub async fn serve_stdio(backend: Arc<dyn Backend>) -> Result<(), String> {
+    let table = Sessions::default();
+    let (t1, t2, t3) = (table.clone(), table.clone(), table.clone());
+    Agent
+        .v1()
+        .name("zut")
+        .on_receive_request(
+            async move |req: InitializeRequest, responder, _cx| {
+                t1.lock().initialized = true;
+                responder.respond(
+                    InitializeResponse::new(req.protocol_version)
+                        .agent_capabilities(
+                            AgentCapabilities::new()
+                                .load_session(false)
+                                .prompt_capabilities(PromptCapabilities::new()),
+                        )
+                        .agent_info(Implementation::new("zut", env!("CARGO_PKG_VERSION"))),
+                )
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let backend = backend.clone();
+                async move |req: NewSessionRequest, responder, cx: ConnectionTo<Client>| {
+                    if !t2.lock().initialized {
+                        return responder.respond_with_error(not_initialized());
+                    }
+                    // Opening a conversation starts extensions: off the
+                    // dispatch loop, so other requests keep flowing.
+                    let (backend, table) = (backend.clone(), t2.clone());
+                    cx.spawn(async move {
+                        match backend.open(req.cwd).await {
+                            Err(e) => responder.respond_with_error(Error::internal_error().data(e)),
+                            Ok(conv) => {
+                                let id = {
+                                    let mut t = table.lock();
+                                    t.next += 1;
+                                    let id = format!("zut-{}", t.next);
+                                    t.sessions.insert(
+                                        id.clone(),
+                                        Session {
+                                            controller: conv.controller,
+                                            events: Arc::new(tokio::sync::Mutex::new(conv.events)),
+                                            cancelled: Default::default(),
+                                        },
+                                    );
+                                    id
+                                };
+                                responder.respond(NewSessionResponse::new(id))
+                            }
+                        }
+                    })
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: PromptRequest, responder, cx: ConnectionTo<Client>| {
+                let session = match lookup(&t3, &req.session_id.0) {
+                    Ok(s) => s,
+                    Err(e) => return responder.respond_with_error(e),
+                };
+                let parts = prompt_parts(&req.prompt);
+                let sid = req.session_id.clone();
+                let conn = cx.clone();
+                cx.spawn(async move {
+                    match run_turn(&session, parts, &conn, &sid).await {
+                        Ok(stop) => responder.respond(PromptResponse::new(stop)),
+                        Err(msg) => responder.respond_with_error(Error::internal_error().data(msg)),
+                    }
+                })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_notification(
+            {
+                let table = table.clone();
+                async move |n: CancelNotification, _cx| {
+                    if let Ok(s) = lookup(&table, &n.session_id.0) {
+                        s.cancelled.store(true, Ordering::SeqCst);
+                        s.controller.abort();
+                    }
+                    Ok(())
+                }
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
+        .connect_to(Stdio::new())
+        .await
+        .map_err(|e| e.to_string())?;
+    // stdin closed: stop every conversation (extensions get `shutdown`).
+    let sessions: Vec<Session> = table.lock().sessions.drain().map(|(_, s)| s).collect();
+    for s in sessions {
+        s.controller.abort();
+        let _ = s.controller.shutdown().await;
+    }
+    Ok(())
+}
+
+fn not_initialized() -> Error {
+    Error::invalid_request().data("initialize must be called first")
+}
+
+/// The session `id`, or the JSON-RPC error for the client.
+fn lookup(table: &Sessions, id: &str) -> Result<Session, Error> {
+    let t = table.lock();
+    if !t.initialized {
+        return Err(not_initialized());
+    }
+    t.sessions
+        .get(id)
+        .cloned()
+        .ok_or_else(|| Error::invalid_params().data(format!("unknown session {id:?}")))
+}
+
+/// The prompt's text (resources and links as their text or URI).
+fn prompt_parts(blocks: &[ContentBlock]) -> Vec<Part> {
+    let mut text = String::new();
+    for b in blocks {
+        match b {
+            ContentBlock::Text(t) => text.push_str(&t.text),
+            ContentBlock::ResourceLink(l) => {
+                text.push_str(&format!("\n[{}]({})\n", l.name, l.uri));
+            }
+            ContentBlock::Resource(r) => {
+                if let Ok(v) = serde_json::to_value(&r.resource) {
+                    let uri = v.get("uri").and_then(|u| u.as_str()).unwrap_or_default();
+                    let body = v.get("text").and_then(|u| u.as_str()).unwrap_or_default();
+                    text.push_str(&format!("\n<file uri={uri:?}>\n{body}\n</file>\n"));
+                }
+            }
+            _ => {}
+        }
+    }
+    vec![Part::Text { text }]
+}
+
+/// Queues the prompt and forwards its events as `session/update`s until
+/// its job finishes.
+async fn run_turn(
+    s: &Session,
+    parts: Vec<Part>,
+    conn: &ConnectionTo<Client>,
+    sid: &agent_client_protocol::v1::schema::SessionId,
+) -> Result<StopReason, String> {
+    let mut events = s.events.lock().await;
+    s.cancelled.store(false, Ordering::SeqCst);
+    let job = s.controller.prompt(parts, None);
+    let id = job.id;
+    let mut mapper = Mapper::default();
+    let mut mine = false;
+    let mut stop = StopReason::EndTurn;
+    let mut error = None;
+    while let Some(ev) = events.next().await {
+        let agent_ev = match ev {
+            ControllerEvent::JobStarted { job, .. } => {
+                mine = job == id;
+                continue;
+            }
+            ControllerEvent::JobFinished { job } if job == id => break,
+            ControllerEvent::JobFinished { .. } => continue,
+            ControllerEvent::Agent(a) => a,
+            ControllerEvent::Ui(u) => match AgentEvent::from_ui(&u) {
+                Some(a) => a,
+                None => continue,
+            },
+        };
+        match &agent_ev {
+            AgentEvent::TurnEnd { stop: "length", .. } if mine => stop = StopReason::MaxTokens,
+            AgentEvent::Error { message } if mine => error = Some(message.clone()),
+            _ => {}
+        }
+        for update in mapper.map(&agent_ev) {
+            let _ = conn.send_notification(SessionNotification::new(sid.clone(), update));
+        }
+    }
+    drop(events);
+    let outcome = job.outcome().await;
+    if s.cancelled.swap(false, Ordering::SeqCst) {
+        return Ok(StopReason::Cancelled);
+    }
+    match outcome {
+        JobOutcome::Prompt(PromptOutcome::Aborted) => Ok(StopReason::Cancelled),
+        JobOutcome::Prompt(PromptOutcome::Failed { message }) => Err(message),
+        JobOutcome::Dropped => Err("the conversation was shut down".into()),
+        _ => match error {
+            Some(e) if stop != StopReason::MaxTokens => Err(e),
+            _ => Ok(stop),
+        },
+    }
+}

@@ -1,0 +1,292 @@
+//! `zut acp` end to end: the real binary driven by a real ACP client (the
+//! client side of the `agent-client-protocol` crate) over stdio, against
+//! the local LLM server.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v1::schema::{
+    CancelNotification, ContentBlock, InitializeRequest, NewSessionRequest, PromptRequest,
+    SessionNotification, SessionUpdate, StopReason, TextContent, ToolCallStatus, ToolKind,
+};
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::{AcpAgent, AcpAgentConfig, Agent, Client};
+use common::*;
+use serde_json::Value;
+use zut_llm_server::{LlmServer, Script};
+
+/// The `zut acp` process as an ACP agent for the client.
+fn zut_acp(env: &TestEnv, server: &LlmServer) -> AcpAgent {
+    AcpAgent::new(
+        AcpAgentConfig::new(env!("CARGO_BIN_EXE_zut"))
+            .args([
+                "acp",
+                "--no-ext",
+                "--provider",
+                "anthropic",
+                "--base-url",
+                &server.url(),
+                "--api-key",
+                "sk-acp",
+                "--model",
+                "test-model",
+            ])
+            .env("ZUT_HOME", env.home.display().to_string()),
+    )
+}
+
+fn text(s: &str) -> Vec<ContentBlock> {
+    vec![ContentBlock::Text(TextContent::new(s))]
+}
+
+type Seen = Arc<Mutex<Vec<SessionUpdate>>>;
+
+/// Runs `body` with a connected client; every `session/update` lands in
+/// the returned list.
+async fn with_client<F>(agent: AcpAgent, body: F) -> Vec<SessionUpdate>
+where
+    F: AsyncFnOnce(ConnectionTo<Agent>) -> Result<(), agent_client_protocol::Error>
+        + Send
+        + 'static,
+{
+    let seen: Seen = Arc::default();
+    let sink = seen.clone();
+    let run = Client
+        .v1()
+        .on_receive_notification(
+            async move |n: SessionNotification, _cx| {
+                sink.lock().unwrap().push(n.update);
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
+        .connect_with(agent, body);
+    tokio::time::timeout(Duration::from_secs(30), run)
+        .await
+        .expect("the ACP exchange timed out")
+        .expect("the ACP exchange failed");
+    let out = seen.lock().unwrap().clone();
+    out
+}
+
+fn message_text(updates: &[SessionUpdate]) -> String {
+    let mut out = String::new();
+    for u in updates {
+        if let SessionUpdate::AgentMessageChunk(c) = u {
+            if let ContentBlock::Text(t) = &c.content {
+                out.push_str(&t.text);
+            }
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn initialize_new_session_and_two_prompts_with_a_tool_call() {
+    let env = TestEnv::new();
+    std::fs::write(env.project.join("notes.txt"), "the secret is 42\n").unwrap();
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_tool_call(
+        "call_1",
+        "read",
+        r#"{"path":"notes.txt"}"#,
+    ));
+    server.push(Script::anthropic_text("The secret is 42."));
+    server.push(Script::anthropic_text("Second answer."));
+    let cwd = env.project.clone();
+    let updates = with_client(zut_acp(&env, &server), async move |cx| {
+        let init = cx
+            .send_request(InitializeRequest::new(ProtocolVersion::V1))
+            .block_task()
+            .await?;
+        assert_eq!(init.agent_info.unwrap().name, "zut");
+        assert!(!init.agent_capabilities.load_session);
+        let session = cx
+            .send_request(NewSessionRequest::new(cwd))
+            .block_task()
+            .await?;
+        let sid = session.session_id;
+        let r1 = cx
+            .send_request(PromptRequest::new(sid.clone(), text("what is the secret?")))
+            .block_task()
+            .await?;
+        assert_eq!(r1.stop_reason, StopReason::EndTurn);
+        let r2 = cx
+            .send_request(PromptRequest::new(sid.clone(), text("again")))
+            .block_task()
+            .await?;
+        assert_eq!(r2.stop_reason, StopReason::EndTurn);
+        // An unknown session is a JSON-RPC error, and the agent lives on.
+        let bad = cx
+            .send_request(PromptRequest::new("nope".to_string(), text("x")))
+            .block_task()
+            .await;
+        let err = bad.expect_err("unknown session must fail");
+        assert_eq!(i32::from(err.code), -32602, "{err:?}");
+        Ok(())
+    })
+    .await;
+    assert_eq!(message_text(&updates), "The secret is 42.Second answer.");
+    let call = updates
+        .iter()
+        .find_map(|u| match u {
+            SessionUpdate::ToolCall(c) => Some(c.clone()),
+            _ => None,
+        })
+        .expect("a tool_call update");
+    assert_eq!(call.tool_call_id.0.as_ref(), "call_1");
+    assert_eq!(call.kind, ToolKind::Read);
+    let statuses: Vec<ToolCallStatus> = updates
+        .iter()
+        .filter_map(|u| match u {
+            SessionUpdate::ToolCallUpdate(c) => c.fields.status,
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        statuses,
+        vec![ToolCallStatus::InProgress, ToolCallStatus::Completed]
+    );
+    let output = updates
+        .iter()
+        .filter_map(|u| match u {
+            SessionUpdate::ToolCallUpdate(c) => c.fields.content.clone(),
+            _ => None,
+        })
+        .flatten()
+        .map(|c| serde_json::to_string(&c).unwrap())
+        .collect::<String>();
+    assert!(output.contains("the secret is 42"), "{output}");
+    let titled = updates.iter().any(|u| match u {
+        SessionUpdate::ToolCallUpdate(c) => c.fields.title.as_deref() == Some("read notes.txt"),
+        SessionUpdate::ToolCall(c) => c.title == "read notes.txt",
+        _ => false,
+    });
+    assert!(titled, "{updates:?}");
+    // The model saw the tool result and both prompts.
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    assert!(reqs[1].raw_body.contains("the secret is 42"));
+    assert!(reqs[2].raw_body.contains("again"));
+}
+
+#[tokio::test]
+async fn edits_show_a_diff_and_cancel_ends_the_turn() {
+    let env = TestEnv::new();
+    std::fs::write(env.project.join("a.txt"), "old line\n").unwrap();
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_tool_call(
+        "call_e",
+        "edit",
+        r#"{"path":"a.txt","edits":[{"oldText":"old line","newText":"new line"}]}"#,
+    ));
+    server.push(Script::anthropic_text("edited"));
+    server.push(Script::hang());
+    let cwd = env.project.clone();
+    let updates = with_client(zut_acp(&env, &server), async move |cx| {
+        cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
+            .block_task()
+            .await?;
+        let sid = cx
+            .send_request(NewSessionRequest::new(cwd))
+            .block_task()
+            .await?
+            .session_id;
+        let r = cx
+            .send_request(PromptRequest::new(sid.clone(), text("edit it")))
+            .block_task()
+            .await?;
+        assert_eq!(r.stop_reason, StopReason::EndTurn);
+        let pending = cx.send_request(PromptRequest::new(sid.clone(), text("hang")));
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        cx.send_notification(CancelNotification::new(sid.clone()))?;
+        let r = pending.block_task().await?;
+        assert_eq!(r.stop_reason, StopReason::Cancelled);
+        Ok(())
+    })
+    .await;
+    assert_eq!(
+        std::fs::read_to_string(env.project.join("a.txt")).unwrap(),
+        "new line\n"
+    );
+    let diff = updates
+        .iter()
+        .filter_map(|u| match u {
+            SessionUpdate::ToolCall(c) => Some(serde_json::to_value(&c.content).unwrap()),
+            SessionUpdate::ToolCallUpdate(c) => c
+                .fields
+                .content
+                .as_ref()
+                .map(|x| serde_json::to_value(x).unwrap()),
+            _ => None,
+        })
+        .find(|v| v.to_string().contains("\"diff\""))
+        .expect("a diff");
+    let d = &diff[0];
+    assert_eq!(d["oldText"], "old line");
+    assert_eq!(d["newText"], "new line");
+    assert_eq!(d["path"], "a.txt");
+    let kinds: Vec<ToolKind> = updates
+        .iter()
+        .filter_map(|u| match u {
+            SessionUpdate::ToolCall(c) => Some(c.kind),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(kinds, vec![ToolKind::Edit]);
+}
+
+/// Raw JSON-RPC lines: malformed JSON and requests before `initialize`
+/// get errors, and the agent keeps serving.
+#[test]
+fn bad_input_gets_json_rpc_errors_and_the_agent_lives_on() {
+    let env = TestEnv::new();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_zut"))
+        .args(["acp", "--no-ext", "--api-key", "x"])
+        .env("ZUT_HOME", &env.home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut ask = |line: &str| -> Value {
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+        let l = lines.next().expect("an answer").unwrap();
+        serde_json::from_str(&l).unwrap()
+    };
+    let cwd = env.project.display().to_string();
+    let new_session = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"session/new","params":{{"cwd":{cwd:?},"mcpServers":[]}}}}"#
+    );
+    let r = ask(&new_session);
+    assert_eq!(r["id"], 2, "{r}");
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    let r = ask(
+        r#"{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"zut-1","prompt":[]}}"#,
+    );
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    let r = ask("{not json");
+    assert_eq!(r["error"]["code"], -32700, "{r}");
+    let r = ask(r#"{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":1}}"#);
+    assert_eq!(r["id"], 4, "{r}");
+    assert_eq!(r["result"]["protocolVersion"], 1, "{r}");
+    let r = ask(
+        r#"{"jsonrpc":"2.0","id":5,"method":"session/prompt","params":{"sessionId":"zut-9","prompt":[]}}"#,
+    );
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert!(r["error"]["data"].to_string().contains("zut-9"), "{r}");
+    let r = ask(r#"{"jsonrpc":"2.0","id":6,"method":"no/such","params":{}}"#);
+    assert_eq!(r["error"]["code"], -32601, "{r}");
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+}
