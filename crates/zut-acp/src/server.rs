@@ -182,6 +182,8 @@ async fn run_turn(
             ControllerEvent::JobFinished { job } if job == id => break,
             ControllerEvent::JobFinished { .. } => continue,
             ControllerEvent::Agent(a) => a,
+            // Other front ends' own markers: nothing for ACP.
+            ControllerEvent::Note(_) => continue,
             ControllerEvent::Ui(u) => match AgentEvent::from_ui(&u) {
                 Some(a) => a,
                 None => continue,
