@@ -42,6 +42,8 @@ pub struct Agent {
     pub(crate) session: Option<crate::session_bridge::AgentSession>,
     /// Skills as discovered at the start of the prompt.
     pub(crate) skills: zut_skills::SkillSet,
+    /// Remembered approvals and the hook that asks (`--no-yolo`).
+    pub(crate) approval: crate::approval::ApprovalGate,
 }
 
 impl Agent {
@@ -58,6 +60,7 @@ impl Agent {
             system_files: SystemFiles::default(),
             session: None,
             skills: zut_skills::SkillSet::empty(),
+            approval: Default::default(),
         }
     }
 
@@ -135,6 +138,18 @@ impl Agent {
     /// transcript is kept).
     pub fn set_provider(&mut self, provider: Provider) {
         self.provider = provider;
+    }
+
+    /// Sets who answers approval requests when
+    /// [`AgentConfig::confirm_tools`] is on (`None`: every call that needs
+    /// approval is refused with [`crate::approval::NO_PROMPT_REFUSAL`]).
+    pub fn set_approval_hook(&mut self, hook: Option<crate::approval::ApprovalHook>) {
+        self.approval.hook = hook;
+    }
+
+    /// Forgets the remembered "always" approvals.
+    pub fn reset_approvals(&mut self) {
+        self.approval.reset();
     }
 
     /// Drops the conversation: the transcript, the activated deferred tools
@@ -225,6 +240,7 @@ impl Agent {
             let request = self.request(&tools, context.as_deref());
             let provider_name = self.provider.name().to_string();
             let model = self.provider.model().to_string();
+            let reasoning = self.config.reasoning_events;
             let mode = match self.provider.config().wire {
                 Wire::Anthropic => "explicit",
                 Wire::OpenAi => "automatic",
@@ -232,7 +248,7 @@ impl Agent {
             let result = {
                 let mut on_event = |ev| {
                     let first = matches!(ev, StreamEvent::RequestStarted { attempt: 1, .. });
-                    if let Some(a) = map_stream_event(ev, &provider_name, &model) {
+                    if let Some(a) = map_stream_event(ev, &provider_name, &model, reasoning) {
                         sink(a);
                     }
                     if first {

@@ -283,7 +283,7 @@ impl Agent {
         );
         let completion = {
             let mut on_event = |ev: StreamEvent| {
-                if let Some(a) = map_stream_event(ev, &provider_name, &model) {
+                if let Some(a) = map_stream_event(ev, &provider_name, &model, false) {
                     sink(a);
                 }
             };

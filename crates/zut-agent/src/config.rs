@@ -33,6 +33,12 @@ pub struct AgentConfig {
     /// system-prompt listing. Off by default so embedders opt in; the CLI
     /// turns it on unless `--no-skill`.
     pub skills: bool,
+    /// Interactive approval of tool calls (`--no-yolo`, see
+    /// [`crate::approval`]). Off (yolo) by default.
+    pub confirm_tools: bool,
+    /// Emit [`crate::AgentEvent::ReasoningDelta`] for the model's reasoning
+    /// text. Off by default (RPC and `--json` never show reasoning).
+    pub reasoning_events: bool,
 }
 
 impl AgentConfig {
@@ -55,6 +61,8 @@ impl AgentConfig {
             },
             cwd,
             skills: false,
+            confirm_tools: false,
+            reasoning_events: false,
         }
     }
 }

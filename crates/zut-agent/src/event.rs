@@ -99,6 +99,33 @@ pub enum AgentEvent {
         /// The model's arguments (parsed JSON).
         args: Value,
     },
+    /// Reasoning ("thinking") text streamed by the model. Only emitted when
+    /// [`crate::AgentConfig::reasoning_events`] is on (the TUI's thinking
+    /// indicator, ACP thought chunks); never in RPC or `--json` output,
+    /// whose event table has no reasoning (rpc.md §6).
+    #[schemars(skip)]
+    ReasoningDelta {
+        /// Text fragment.
+        delta: String,
+    },
+    /// A tool call waits for the user's approval (`--no-yolo`, see
+    /// [`crate::approval`]); answer with `Controller::answer_approval`
+    /// (or the [`crate::approval::PendingApproval`] given to the agent's
+    /// hook). Only emitted when [`crate::AgentConfig::confirm_tools`] is
+    /// on, which the Go-compatible modes never turn on.
+    #[schemars(skip)]
+    ToolApprovalRequested {
+        /// The request id to answer.
+        request_id: u64,
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// Short summary (`tool_preview` of the extension event).
+        preview: String,
+        /// Effective arguments.
+        args: Value,
+    },
     /// A tool starts running (not emitted for blocked calls).
     ToolExecutionStarted {
         /// Call id.

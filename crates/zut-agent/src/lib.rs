@@ -6,6 +6,7 @@
 //! RPC, TUI) and knows nothing of terminals or output formats.
 
 mod agent;
+pub mod approval;
 pub mod compaction;
 pub mod config;
 pub mod controller;
@@ -21,6 +22,7 @@ pub mod toolset;
 pub mod transcript;
 
 pub use agent::{stop_name, Agent, EventSink};
+pub use approval::{ApprovalDecision, ApprovalHook, ApprovalRequest, PendingApproval};
 pub use compaction::CompactionConfig;
 pub use config::AgentConfig;
 pub use controller::{Controller, ControllerEvent, EventStream};

@@ -4,9 +4,14 @@ use zut_providers::StreamEvent;
 
 use crate::event::AgentEvent;
 
-/// The agent event for a provider stream event (`None` for reasoning, which
-/// rpc.md's event table does not carry).
-pub fn map_stream_event(ev: StreamEvent, provider: &str, model: &str) -> Option<AgentEvent> {
+/// The agent event for a provider stream event (`None` for reasoning unless
+/// `reasoning` is set: rpc.md's event table does not carry it).
+pub fn map_stream_event(
+    ev: StreamEvent,
+    provider: &str,
+    model: &str,
+    reasoning: bool,
+) -> Option<AgentEvent> {
     Some(match ev {
         StreamEvent::RequestStarted {
             attempt,
@@ -31,6 +36,7 @@ pub fn map_stream_event(ev: StreamEvent, provider: &str, model: &str) -> Option<
         },
         StreamEvent::AssistantStart => AgentEvent::AssistantStart,
         StreamEvent::TextDelta(delta) => AgentEvent::TextDelta { delta },
+        StreamEvent::ThinkingDelta(delta) if reasoning => AgentEvent::ReasoningDelta { delta },
         StreamEvent::ThinkingDelta(_) => return None,
         StreamEvent::ToolUseStart { id, name } => AgentEvent::ToolUseStart { id, name },
         StreamEvent::ToolUseArgs { id, delta } => AgentEvent::ToolUseArgs { id, delta },

@@ -70,6 +70,11 @@ impl Agent {
             let text = format!("invalid arguments for tool \"{name}\": {why}");
             return finish(sink, id, true, vec![Part::Text { text }]);
         }
+        if self.config.confirm_tools {
+            if let Err(text) = self.confirm(id, name, &effective, cancel, sink).await {
+                return finish(sink, id, true, vec![Part::Text { text }]);
+            }
+        }
         sink(AgentEvent::ToolExecutionStarted {
             id: id.to_string(),
             name: name.to_string(),
@@ -87,6 +92,47 @@ impl Agent {
             }
         };
         finish(sink, id, is_error, content)
+    }
+
+    /// Interactive approval (`--no-yolo`): `Ok` to run, else the text the
+    /// model gets. Remembered approvals pass at once; otherwise
+    /// subscribed extensions get `tool_confirmation_requested`, the sink
+    /// gets `ToolApprovalRequested`, and the call waits for the decision
+    /// or the cancellation token.
+    async fn confirm(
+        &mut self,
+        id: &str,
+        name: &str,
+        args: &Value,
+        cancel: &CancellationToken,
+        sink: EventSink<'_>,
+    ) -> Result<(), String> {
+        use crate::approval::{ApprovalDecision, Gate, DROPPED_REFUSAL};
+        let (request, rx) = match self.approval.check(id, name, args) {
+            Gate::Allowed => return Ok(()),
+            Gate::Refused(reason) => return Err(reason),
+            Gate::Ask(request, rx) => (request, rx),
+        };
+        self.emit_ext(Event {
+            tool_id: id.to_string(),
+            tool_name: name.to_string(),
+            tool_preview: request.preview.clone(),
+            ..Event::named(EventName::TOOL_CONFIRMATION_REQUESTED)
+        });
+        sink(AgentEvent::ToolApprovalRequested {
+            request_id: request.id,
+            id: request.tool_id,
+            name: request.tool_name,
+            preview: request.preview,
+            args: request.args,
+        });
+        let decision = tokio::select! {
+            d = rx => d.unwrap_or(ApprovalDecision::Refuse {
+                reason: Some(DROPPED_REFUSAL.to_string()),
+            }),
+            _ = cancel.cancelled() => return Err("aborted before it ran".to_string()),
+        };
+        self.approval.decide(name, decision)
     }
 
     /// `tool_call` interception: the effective arguments, or the block reason.

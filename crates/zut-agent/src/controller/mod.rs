@@ -49,9 +49,22 @@ impl Controller {
     /// Starts the worker for `agent`. `ui` (the receiving end of the
     /// channel given to [`ExtensionHost::start`]) is drained into the event
     /// stream; pass `None` when the front end drains it itself.
-    pub fn new(agent: Agent, ui: Option<UiReceiver>) -> (Self, EventStream) {
+    ///
+    /// With [`crate::AgentConfig::confirm_tools`] on, the controller
+    /// answers the agent's approval requests: each one shows up in the
+    /// stream as [`crate::AgentEvent::ToolApprovalRequested`] and waits for
+    /// [`Controller::answer_approval`].
+    pub fn new(mut agent: Agent, ui: Option<UiReceiver>) -> (Self, EventStream) {
         let reasoning = level_name(agent.config().reasoning).to_string();
         let shared = Arc::new(Shared::new(&agent, reasoning));
+        if agent.config().confirm_tools {
+            let weak = Arc::downgrade(&shared);
+            agent.set_approval_hook(Some(crate::approval::ApprovalHook::new(move |p| {
+                if let Some(shared) = weak.upgrade() {
+                    shared.lock().approvals.insert(p.request.id, p);
+                }
+            })));
+        }
         let events = EventQueue::new(1 + usize::from(ui.is_some()));
         let host = agent.host().cloned();
         if let Some(mut rx) = ui {
@@ -133,6 +146,30 @@ impl Controller {
             }
             None => false,
         }
+    }
+
+    /// Answers approval request `request_id` (from
+    /// [`crate::AgentEvent::ToolApprovalRequested`]). `false` when no such
+    /// request waits (already answered, or its job was aborted or ended).
+    pub fn answer_approval(
+        &self,
+        request_id: u64,
+        decision: crate::approval::ApprovalDecision,
+    ) -> bool {
+        let pending = self.shared.lock().approvals.remove(&request_id);
+        pending.is_some_and(|p| p.answer(decision))
+    }
+
+    /// The approval requests waiting for an answer, oldest first.
+    pub fn pending_approvals(&self) -> Vec<crate::approval::ApprovalRequest> {
+        let st = self.shared.lock();
+        st.approvals.values().map(|p| p.request.clone()).collect()
+    }
+
+    /// Forgets the remembered "always" approvals (from the next job on).
+    pub fn reset_approvals(&self) {
+        self.shared.lock().pending.reset_approvals = true;
+        self.shared.wake.notify_one();
     }
 
     /// The current state.

@@ -18,6 +18,7 @@ pub(crate) struct Pending {
     pub(crate) clear: bool,
     pub(crate) provider: Option<Provider>,
     pub(crate) reasoning: Option<Reasoning>,
+    pub(crate) reset_approvals: bool,
 }
 
 pub(crate) struct Inner {
@@ -32,6 +33,8 @@ pub(crate) struct Inner {
     pub(crate) reasoning: String,
     pub(crate) usage: UsageCounts,
     pub(crate) messages: Arc<Vec<Message>>,
+    /// Approval requests waiting for the front end's answer, by id.
+    pub(crate) approvals: std::collections::BTreeMap<u64, crate::approval::PendingApproval>,
 }
 
 impl Inner {
@@ -39,6 +42,9 @@ impl Inner {
     pub(crate) fn apply_pending(&mut self, agent: &mut Agent) -> bool {
         let p = std::mem::take(&mut self.pending);
         let changed = p.clear || p.provider.is_some() || p.reasoning.is_some();
+        if p.reset_approvals {
+            agent.reset_approvals();
+        }
         if p.clear {
             agent.clear();
         }
@@ -86,6 +92,7 @@ impl Shared {
                 reasoning,
                 usage: UsageCounts::default(),
                 messages: Arc::new(agent.transcript().to_vec()),
+                approvals: Default::default(),
             }),
             wake: Notify::new(),
             idle: Notify::new(),

@@ -53,6 +53,8 @@ pub(crate) async fn run(mut agent: Agent, shared: Arc<Shared>, events: EventQueu
             let mut st = shared.lock();
             st.running = None;
             st.busy = false;
+            // A request the job no longer waits for cannot be answered.
+            st.approvals.clear();
             st.refresh(&agent);
         }
         events.push(ControllerEvent::JobFinished { job: id });
