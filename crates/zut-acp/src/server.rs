@@ -33,7 +33,9 @@ pub async fn serve_stdio(backend: Arc<dyn Backend>) -> Result<(), String> {
                         .agent_capabilities(
                             AgentCapabilities::new()
                                 .load_session(false)
-                                .prompt_capabilities(PromptCapabilities::new()),
+                                .prompt_capabilities(
+                                    PromptCapabilities::new().image(true).embedded_context(true),
+                                ),
                         )
                         .agent_info(Implementation::new("zut", env!("CARGO_PKG_VERSION"))),
                 )
@@ -135,12 +137,18 @@ fn lookup(table: &Sessions, id: &str) -> Result<Session, Error> {
         .ok_or_else(|| Error::invalid_params().data(format!("unknown session {id:?}")))
 }
 
-/// The prompt's text (resources and links as their text or URI).
+/// The prompt's text (resources and links as their text or URI) and
+/// images (base64, as the providers take them).
 fn prompt_parts(blocks: &[ContentBlock]) -> Vec<Part> {
     let mut text = String::new();
+    let mut images = Vec::new();
     for b in blocks {
         match b {
             ContentBlock::Text(t) => text.push_str(&t.text),
+            ContentBlock::Image(i) => images.push(Part::Image {
+                mime_type: i.mime_type.clone(),
+                data: i.data.clone(),
+            }),
             ContentBlock::ResourceLink(l) => {
                 text.push_str(&format!("\n[{}]({})\n", l.name, l.uri));
             }
@@ -154,7 +162,12 @@ fn prompt_parts(blocks: &[ContentBlock]) -> Vec<Part> {
             _ => {}
         }
     }
-    vec![Part::Text { text }]
+    let mut parts = Vec::with_capacity(1 + images.len());
+    if !text.is_empty() || images.is_empty() {
+        parts.push(Part::Text { text });
+    }
+    parts.extend(images);
+    parts
 }
 
 /// Queues the prompt and forwards its events as `session/update`s until
@@ -189,6 +202,23 @@ async fn run_turn(
                 None => continue,
             },
         };
+        if let AgentEvent::ToolApprovalRequested {
+            request_id,
+            id,
+            name,
+            args,
+            ..
+        } = agent_ev
+        {
+            let ask = crate::permission::Ask {
+                request_id,
+                tool_id: id,
+                tool: name,
+                args,
+            };
+            crate::permission::spawn(conn, sid.clone(), s.controller.clone(), ask);
+            continue;
+        }
         match &agent_ev {
             AgentEvent::TurnEnd { stop: "length", .. } if mine => stop = StopReason::MaxTokens,
             AgentEvent::Error { message } if mine => error = Some(message.clone()),

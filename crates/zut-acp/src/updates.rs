@@ -100,6 +100,11 @@ impl Mapper {
                     delta.clone(),
                 )))]
             }
+            AgentEvent::ReasoningDelta { delta } if !delta.is_empty() => {
+                vec![SessionUpdate::AgentThoughtChunk(ContentChunk::new(text(
+                    delta.clone(),
+                )))]
+            }
             AgentEvent::ToolUseStart { id, name } => {
                 self.announced.insert(id.clone(), name.clone());
                 vec![SessionUpdate::ToolCall(

@@ -23,7 +23,11 @@ impl Backend for CliBackend {
         let mut args = self.args.clone();
         args.cwd = Some(cwd);
         Box::pin(async move {
-            let setup = setup::build(&args).map_err(|e| format!("{e:#}"))?;
+            let mut setup = setup::build(&args).map_err(|e| format!("{e:#}"))?;
+            // The client answers approvals (`session/request_permission`)
+            // and shows reasoning as thought chunks.
+            setup.agent.confirm_tools = args.no_yolo;
+            setup.agent.reasoning_events = true;
             let provider = setup.provider?;
             let (ui_tx, ui_rx) = ui_channel();
             let (host, report) = ExtensionHost::start(setup.host, ui_tx).await;

@@ -23,11 +23,17 @@ use zut_llm_server::{LlmServer, Script};
 
 /// The `zut acp` process as an ACP agent for the client.
 fn zut_acp(env: &TestEnv, server: &LlmServer) -> AcpAgent {
+    zut_acp_with(env, server, &["--no-ext"])
+}
+
+/// `zut acp` with extra flags (before the provider flags).
+fn zut_acp_with(env: &TestEnv, server: &LlmServer, extra: &[&str]) -> AcpAgent {
+    let mut args: Vec<String> = vec!["acp".into()];
+    args.extend(extra.iter().map(|s| s.to_string()));
     AcpAgent::new(
         AcpAgentConfig::new(env!("CARGO_BIN_EXE_zut"))
+            .args(args)
             .args([
-                "acp",
-                "--no-ext",
                 "--provider",
                 "anthropic",
                 "--base-url",
@@ -289,4 +295,182 @@ fn bad_input_gets_json_rpc_errors_and_the_agent_lives_on() {
     drop(stdin);
     let status = child.wait().unwrap();
     assert!(status.success(), "{status:?}");
+}
+
+/// What the test client answers to `session/request_permission`, in order:
+/// an option id, or `None` to hold the request until the test cancels.
+type Choices = Arc<Mutex<std::collections::VecDeque<Option<&'static str>>>>;
+
+/// The issue's required exchange: a real ACP client over stdio through
+/// `initialize`, `session/new`, two prompts with tool calls that ask for
+/// permission (`--no-yolo`: allowed once, then refused), thought chunks,
+/// an image block, and a third prompt cancelled while its permission
+/// request is open.
+#[tokio::test]
+async fn permission_requests_thoughts_images_and_cancel() {
+    use agent_client_protocol::v1::schema::{
+        ImageContent, RequestPermissionOutcome, RequestPermissionRequest,
+        RequestPermissionResponse, SelectedPermissionOutcome,
+    };
+    use zut_llm_server::{Block, Format};
+
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    // Prompt 1: reasoning, then bash (allowed once).
+    server.push(Script::reply(
+        Format::Anthropic,
+        vec![
+            Block::thinking("I should list files", "sig"),
+            Block::tool_call(
+                "call_b",
+                "bash",
+                r#"{"command":"echo from-bash","timeout":10}"#,
+            ),
+        ],
+    ));
+    server.push(Script::anthropic_text("ran it"));
+    // Prompt 2 (with an image): write (refused).
+    server.push(Script::anthropic_tool_call(
+        "call_w",
+        "write",
+        r#"{"path":"out.txt","content":"nope"}"#,
+    ));
+    server.push(Script::anthropic_text("ok, not written"));
+    // Prompt 3: bash again, cancelled while waiting for permission.
+    server.push(Script::anthropic_tool_call(
+        "call_c",
+        "bash",
+        r#"{"command":"touch cancelled","timeout":10}"#,
+    ));
+    let choices: Choices = Arc::new(Mutex::new(
+        [Some("allow_once"), Some("reject"), None].into(),
+    ));
+    let asked: Arc<Mutex<Vec<RequestPermissionRequest>>> = Arc::default();
+    let release = Arc::new(tokio::sync::Notify::new());
+    let seen: Seen = Arc::default();
+    let (sink, asked2, release2) = (seen.clone(), asked.clone(), release.clone());
+    let cwd = env.project.clone();
+    let run = Client
+        .v1()
+        .on_receive_notification(
+            async move |n: SessionNotification, _cx| {
+                sink.lock().unwrap().push(n.update);
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
+        .on_receive_request(
+            async move |req: RequestPermissionRequest, responder, cx: ConnectionTo<Agent>| {
+                asked2.lock().unwrap().push(req);
+                let choice = choices.lock().unwrap().pop_front().flatten();
+                match choice {
+                    Some(option) => responder.respond(RequestPermissionResponse::new(
+                        RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(option)),
+                    )),
+                    None => {
+                        // Held until the turn is cancelled, then answered
+                        // `cancelled` as the protocol asks.
+                        let release = release2.clone();
+                        cx.spawn(async move {
+                            release.notified().await;
+                            responder.respond(RequestPermissionResponse::new(
+                                RequestPermissionOutcome::Cancelled,
+                            ))
+                        })
+                    }
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .connect_with(
+            zut_acp_with(&env, &server, &["--no-ext", "--no-yolo"]),
+            async move |cx: ConnectionTo<Agent>| {
+                let init = cx
+                    .send_request(InitializeRequest::new(ProtocolVersion::V1))
+                    .block_task()
+                    .await?;
+                assert!(init.agent_capabilities.prompt_capabilities.image);
+                let sid = cx
+                    .send_request(NewSessionRequest::new(cwd))
+                    .block_task()
+                    .await?
+                    .session_id;
+                let r = cx
+                    .send_request(PromptRequest::new(sid.clone(), text("list")))
+                    .block_task()
+                    .await?;
+                assert_eq!(r.stop_reason, StopReason::EndTurn);
+                let mut blocks = text("what is in this picture?");
+                blocks.push(ContentBlock::Image(ImageContent::new(
+                    "iVBORw0KGgoAAAANSUhEUg==",
+                    "image/png",
+                )));
+                let r = cx
+                    .send_request(PromptRequest::new(sid.clone(), blocks))
+                    .block_task()
+                    .await?;
+                assert_eq!(r.stop_reason, StopReason::EndTurn);
+                let pending = cx.send_request(PromptRequest::new(sid.clone(), text("again")));
+                // Wait until the permission request is open, then cancel.
+                for _ in 0..500 {
+                    if asked.lock().unwrap().len() == 3 {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                assert_eq!(asked.lock().unwrap().len(), 3);
+                cx.send_notification(CancelNotification::new(sid.clone()))?;
+                release.notify_one();
+                let r = pending.block_task().await?;
+                assert_eq!(r.stop_reason, StopReason::Cancelled);
+                let asked = asked.lock().unwrap();
+                assert_eq!(asked[0].tool_call.tool_call_id.0.as_ref(), "call_b");
+                assert_eq!(
+                    asked[0].tool_call.fields.title.as_deref(),
+                    Some("bash echo from-bash")
+                );
+                assert_eq!(asked[0].tool_call.fields.kind, Some(ToolKind::Execute));
+                let ids: Vec<&str> = asked[0].options.iter().map(|o| &*o.option_id.0).collect();
+                assert_eq!(ids, ["allow_once", "allow_tool", "allow_all", "reject"]);
+                assert_eq!(asked[1].tool_call.fields.kind, Some(ToolKind::Edit));
+                Ok(())
+            },
+        );
+    tokio::time::timeout(Duration::from_secs(30), run)
+        .await
+        .expect("the ACP exchange timed out")
+        .expect("the ACP exchange failed");
+    let updates = seen.lock().unwrap().clone();
+    // Reasoning arrives as thought chunks, not message text.
+    let thought: String = updates
+        .iter()
+        .filter_map(|u| match u {
+            SessionUpdate::AgentThoughtChunk(c) => match &c.content {
+                ContentBlock::Text(t) => Some(t.text.clone()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert_eq!(thought, "I should list files");
+    assert_eq!(message_text(&updates), "ran itok, not written");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 5);
+    // Allowed: the model got bash's output. Refused: the default reason,
+    // and nothing was written. Cancelled: nothing ran.
+    assert!(
+        reqs[1].raw_body.contains("from-bash"),
+        "{}",
+        reqs[1].raw_body
+    );
+    assert!(reqs[3].raw_body.contains("tool call refused by user"));
+    assert!(!env.project.join("out.txt").exists());
+    assert!(!env.project.join("cancelled").exists());
+    // The image reached the provider as an image block.
+    assert!(reqs[2].raw_body.contains("iVBORw0KGgoAAAANSUhEUg=="));
+    assert!(
+        reqs[2].raw_body.contains(r#""type":"image""#),
+        "{}",
+        reqs[2].raw_body
+    );
 }
