@@ -1,8 +1,10 @@
 //! Discovery of user skills over the roots of sessions-themes-skills.md §3.2.
 
 use std::collections::HashSet;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
+use crate::dir_fd::{Dir, DirId, Kind};
 use crate::skill::{read_skill_file, ReadError, Skill, Source};
 
 /// Deepest directory nesting scanned under one root.
@@ -80,84 +82,131 @@ pub struct Skipped {
     pub reason: String,
 }
 
+/// What one root gave: its skills (with their relative-path aliases) in
+/// walk order, and the files it could not use.
+pub type RootScan = (Vec<Skill>, Vec<Skipped>);
+
 /// Scans one root recursively and returns its skills (with their
 /// relative-path aliases) in walk order, plus unreadable files.
-pub fn scan_root(root: &Path, source: &Source) -> (Vec<Skill>, Vec<Skipped>) {
+pub fn scan_root(root: &Path, source: &Source) -> RootScan {
+    match Dir::open(root) {
+        Ok(dir) => scan_open_root(dir, root, source),
+        Err(_) => (Vec::new(), Vec::new()),
+    }
+}
+
+/// Most threads scanning roots at once (with the caller's).
+const MAX_SCAN_THREADS: usize = 4;
+
+/// Scans every root, several at a time when more than one exists, and
+/// returns their results in the order of `roots` (so precedence does not
+/// depend on which thread finished first). A scan is mostly system calls
+/// (directory listings, small reads); roots are independent.
+pub fn scan_roots(roots: &[(PathBuf, Source)]) -> Vec<RootScan> {
+    let open: Vec<Option<Dir>> = roots.iter().map(|(p, _)| Dir::open(p).ok()).collect();
+    let present = open.iter().filter(|d| d.is_some()).count();
+    let threads = if present > 1 {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(present)
+            .min(MAX_SCAN_THREADS)
+    } else {
+        1
+    };
+    let mut results: Vec<RootScan> = roots.iter().map(|_| (Vec::new(), Vec::new())).collect();
+    if threads <= 1 {
+        for (i, dir) in open.into_iter().enumerate() {
+            if let Some(dir) = dir {
+                results[i] = scan_open_root(dir, &roots[i].0, &roots[i].1);
+            }
+        }
+        return results;
+    }
+    let work: Vec<std::sync::Mutex<Option<Dir>>> =
+        open.into_iter().map(std::sync::Mutex::new).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let worker = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(slot) = work.get(i) else { break };
+            let dir = slot.lock().map_or(None, |mut d| d.take());
+            if let Some(dir) = dir {
+                done.push((i, scan_open_root(dir, &roots[i].0, &roots[i].1)));
+            }
+        }
+        done
+    };
+    let finished: Vec<Vec<(usize, RootScan)>> = std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(worker)).collect();
+        let mut all = vec![worker()];
+        // A helper that panicked loses nothing silently: its roots are
+        // scanned again below.
+        all.extend(helpers.into_iter().filter_map(|h| h.join().ok()));
+        all
+    });
+    let mut seen = vec![false; roots.len()];
+    for (i, scan) in finished.into_iter().flatten() {
+        seen[i] = true;
+        results[i] = scan;
+    }
+    for (i, (root, source)) in roots.iter().enumerate() {
+        if !seen[i] {
+            results[i] = scan_root(root, source);
+        }
+    }
+    results
+}
+
+fn scan_open_root(dir: Dir, root: &Path, source: &Source) -> RootScan {
     let mut scan = Scan {
         root,
         source,
-        real_root: std::fs::canonicalize(root).ok(),
+        real_root: None,
         visited: HashSet::new(),
         dirs: 0,
         stopped: false,
         skills: Vec::new(),
         skipped: Vec::new(),
+        buf: Vec::with_capacity(8192),
     };
-    if scan.real_root.is_none() {
-        return (Vec::new(), Vec::new());
-    }
     let mut linked: Vec<(PathBuf, usize)> = Vec::new();
-    scan.walk(root, 0, None, &mut linked);
+    let mut root_dir = Some(dir);
+    let mut open_root = || root_dir.take().map_or_else(|| Dir::open(root), Ok);
+    scan.walk(&mut open_root, root, 0, None, &mut linked);
     // Symlinked directories after the real tree, so a link never claims a
     // name ahead of the directory it points at.
     let mut i = 0;
     while i < linked.len() {
         let (dir, depth) = linked[i].clone();
-        scan.walk(&dir, depth, None, &mut linked);
+        scan.walk(&mut || Dir::open(&dir), &dir, depth, None, &mut linked);
         i += 1;
     }
     (scan.skills, scan.skipped)
 }
 
-/// Identity of a directory: device and inode on Unix (one `stat`), the
-/// resolved path elsewhere.
-#[cfg(unix)]
-type DirId = (u64, u64);
-#[cfg(not(unix))]
-type DirId = PathBuf;
-
-#[cfg(unix)]
-fn dir_id(dir: &Path) -> Option<DirId> {
-    use std::os::unix::fs::MetadataExt;
-    let m = std::fs::metadata(dir).ok()?;
-    Some((m.dev(), m.ino()))
-}
-
-#[cfg(not(unix))]
-fn dir_id(dir: &Path) -> Option<DirId> {
-    std::fs::canonicalize(dir).ok()
-}
-
-/// A real subdirectory's identity from its directory entry (same device
-/// as its parent), without a `stat`.
-#[cfg(unix)]
-fn entry_id(entry: &std::fs::DirEntry, parent: &DirId) -> Option<DirId> {
-    use std::os::unix::fs::DirEntryExt;
-    Some((parent.0, entry.ino()))
-}
-
-#[cfg(not(unix))]
-fn entry_id(_entry: &std::fs::DirEntry, _parent: &DirId) -> Option<DirId> {
-    None
-}
-
 struct Scan<'a> {
     root: &'a Path,
     source: &'a Source,
-    real_root: Option<PathBuf>,
+    /// The root with its links resolved, once a symlinked directory needs it.
+    real_root: Option<Option<PathBuf>>,
     visited: HashSet<DirId>,
     dirs: usize,
     stopped: bool,
     skills: Vec<Skill>,
     skipped: Vec<Skipped>,
+    /// The directory-entry buffer, reused for every directory.
+    buf: Vec<u8>,
 }
 
 impl Scan<'_> {
-    /// `known`: the directory's identity when the caller has it (a real
-    /// subdirectory: its entry's inode, no extra `stat`).
+    /// Walks the directory `open` opens (at `path`). `known`: its identity
+    /// when the caller has it (a real subdirectory: its entry's inode, no
+    /// `stat`).
     fn walk(
         &mut self,
-        dir: &Path,
+        open: &mut dyn FnMut() -> std::io::Result<Dir>,
+        path: &Path,
         depth: usize,
         known: Option<DirId>,
         linked: &mut Vec<(PathBuf, usize)>,
@@ -169,7 +218,11 @@ impl Scan<'_> {
             self.stop(format!("nesting deeper than {MAX_SCAN_DEPTH} levels"));
             return;
         }
-        let Some(id) = known.or_else(|| dir_id(dir)) else {
+        if known.is_some_and(|id| self.visited.contains(&id)) {
+            return;
+        }
+        let Ok(dir) = open() else { return };
+        let Some(id) = known.or_else(|| dir.id().ok()) else {
             return;
         };
         if !self.visited.insert(id) {
@@ -180,64 +233,77 @@ impl Scan<'_> {
             return;
         }
         self.dirs += 1;
-        let Ok(entries) = std::fs::read_dir(dir) else {
+        let Ok(mut entries) = dir.entries(&mut self.buf) else {
             return;
         };
-        let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-        entries.sort_by_key(|e| e.file_name());
-        let mut has_skill = false;
-        let mut regular = false;
+        entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+        let mut skill_file = None;
         let mut subdirs = Vec::new();
         for entry in entries {
-            let path = entry.path();
-            let Ok(ft) = entry.file_type() else { continue };
-            if ft.is_symlink() {
-                match std::fs::metadata(&path) {
-                    Ok(m) if m.is_dir() => {
-                        // A link to the root or one of its ancestors is a cycle.
-                        let cycle = match (std::fs::canonicalize(&path), &self.real_root) {
-                            (Ok(target), Some(root)) => root.starts_with(&target),
-                            _ => true,
-                        };
-                        if !cycle {
-                            linked.push((path, depth + 1));
-                        }
-                        continue;
-                    }
-                    Ok(_) => {}
-                    Err(_) => continue,
+            match entry.kind {
+                Kind::Dir => {
+                    let sub_id = (entry.ino != 0).then_some((id.0, entry.ino));
+                    subdirs.push((entry.name, sub_id));
+                    continue;
                 }
-            } else if ft.is_dir() {
-                subdirs.push((path, entry_id(&entry, &id)));
-                continue;
+                Kind::Symlink => {
+                    let link = path.join(&entry.name);
+                    match dir.link_is_dir(&entry.name, &link) {
+                        Some(true) => {
+                            // A link to the root or one of its ancestors is a cycle.
+                            if !self.is_cycle(&link) {
+                                linked.push((link, depth + 1));
+                            }
+                            continue;
+                        }
+                        Some(false) => {}
+                        None => continue,
+                    }
+                }
+                Kind::File | Kind::Other => {}
             }
-            if entry.file_name() == "SKILL.md" && depth > 0 {
-                // A regular file is read without another `stat`; a link or
-                // anything else is checked when opened.
-                has_skill = true;
-                regular = ft.is_file();
+            if entry.name == "SKILL.md" && depth > 0 {
+                // A regular file is read without a `stat`; a link or
+                // anything else is checked once open.
+                skill_file = Some(entry.kind == Kind::File);
             }
         }
-        if has_skill {
-            self.load(&dir.join("SKILL.md"), regular);
+        if let Some(regular) = skill_file {
+            let file = path.join("SKILL.md");
+            let read = dir.read_skill(OsStr::new("SKILL.md"), &file, regular);
+            self.load(read, file, path);
         }
-        for (sub, sub_id) in subdirs {
-            self.walk(&sub, depth + 1, sub_id, linked);
+        for (name, sub_id) in subdirs {
+            let sub = path.join(&name);
+            self.walk(
+                &mut || dir.open_child(&name, &sub),
+                &sub,
+                depth + 1,
+                sub_id,
+                linked,
+            );
         }
     }
 
-    fn load(&mut self, path: &Path, regular: bool) {
-        let read = if regular {
-            crate::skill::read_regular_skill_file(path)
-        } else {
-            read_skill_file(path)
-        };
+    /// Whether the symlinked directory `link` leads to the root or one of
+    /// its ancestors.
+    fn is_cycle(&mut self, link: &Path) -> bool {
+        let root = self
+            .real_root
+            .get_or_insert_with(|| std::fs::canonicalize(self.root).ok());
+        match (std::fs::canonicalize(link), root) {
+            (Ok(target), Some(root)) => root.starts_with(&target),
+            _ => true,
+        }
+    }
+
+    fn load(&mut self, read: Result<String, ReadError>, path: PathBuf, dir: &Path) {
         let text = match read {
             Ok(t) => t,
             Err(ReadError::Missing) => return,
             Err(e) => {
                 self.skipped.push(Skipped {
-                    path: path.to_path_buf(),
+                    path,
                     source: self.source.clone(),
                     name: None,
                     reason: e.to_string(),
@@ -245,12 +311,11 @@ impl Scan<'_> {
                 return;
             }
         };
-        let dir = path.parent().unwrap_or(self.root);
         let fallback = dir
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let mut skill = Skill::from_text(&text, &fallback, path.to_path_buf(), self.source.clone());
+        let mut skill = Skill::from_text(&text, &fallback, path, self.source.clone());
         if let Ok(rel) = dir.strip_prefix(self.root) {
             let alias = rel
                 .components()

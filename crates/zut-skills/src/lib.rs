@@ -13,6 +13,7 @@
 //! [`BundledSkills`] (the host applies the path-safety rules of §3.3).
 
 pub mod builtin;
+mod dir_fd;
 pub mod discover;
 pub mod front_matter;
 pub mod set;

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use crate::discover::{load_files, scan_root, DiscoverOptions, Skipped};
+use crate::discover::{load_files, scan_roots, DiscoverOptions, Skipped};
 use crate::skill::{Skill, Source};
 
 /// The `SKILL.md` files one loaded extension bundles, in declaration order.
@@ -34,8 +34,7 @@ impl SkillSet {
     /// merge precedence.
     pub fn discover(opts: &DiscoverOptions, bundled: &[BundledSkills], builtins: &[Skill]) -> Self {
         let mut b = Builder::default();
-        for (root, source) in opts.roots() {
-            let (skills, skipped) = scan_root(&root, &source);
+        for (skills, skipped) in scan_roots(&opts.roots()) {
             b.skipped.extend(skipped);
             for s in skills {
                 b.register(s);

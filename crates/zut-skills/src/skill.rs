@@ -1,6 +1,5 @@
 //! One skill and where it came from; reading a `SKILL.md` safely.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::front_matter;
@@ -146,50 +145,7 @@ impl std::fmt::Display for ReadError {
 /// Reads a `SKILL.md`: at most [`MAX_SKILL_BYTES`] (a larger file is refused
 /// from its size and never read whole), text only.
 pub fn read_skill_file(path: &Path) -> Result<String, ReadError> {
-    let file = std::fs::File::open(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => ReadError::Missing,
-        _ => ReadError::Io(e.to_string()),
-    })?;
-    let meta = file.metadata().map_err(|e| ReadError::Io(e.to_string()))?;
-    if !meta.is_file() {
-        return Err(ReadError::Io("not a regular file".into()));
-    }
-    if meta.len() > MAX_SKILL_BYTES {
-        return Err(ReadError::TooLarge(meta.len()));
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    // The file may grow between stat and read: read one byte past the cap.
-    file.take(MAX_SKILL_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| ReadError::Io(e.to_string()))?;
-    if bytes.len() as u64 > MAX_SKILL_BYTES {
-        return Err(ReadError::TooLarge(bytes.len() as u64));
-    }
-    if bytes.contains(&0) {
-        return Err(ReadError::Binary);
-    }
-    String::from_utf8(bytes).map_err(|_| ReadError::Binary)
-}
-
-/// Like [`read_skill_file`] for a path known to be a regular file (from
-/// its directory entry): no `stat`; the size limit is enforced while
-/// reading (at most [`MAX_SKILL_BYTES`] + 1 bytes are read).
-pub fn read_regular_skill_file(path: &Path) -> Result<String, ReadError> {
-    let file = std::fs::File::open(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => ReadError::Missing,
-        _ => ReadError::Io(e.to_string()),
-    })?;
-    let mut bytes = Vec::with_capacity(4096);
-    file.take(MAX_SKILL_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| ReadError::Io(e.to_string()))?;
-    if bytes.len() as u64 > MAX_SKILL_BYTES {
-        return Err(ReadError::TooLarge(bytes.len() as u64));
-    }
-    if bytes.contains(&0) {
-        return Err(ReadError::Binary);
-    }
-    String::from_utf8(bytes).map_err(|_| ReadError::Binary)
+    crate::dir_fd::read_skill_path(path)
 }
 
 #[cfg(test)]
