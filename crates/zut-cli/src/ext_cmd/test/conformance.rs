@@ -3,6 +3,7 @@
 //! Every step adds checks to the [`Report`]; nothing here needs a model.
 
 use std::collections::{BTreeMap, HashSet};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -505,14 +506,31 @@ impl Checker<'_> {
         }
     }
 
-    /// Reads frames until `pick` accepts one, checking the others; `None` on failure (reported).
+    /// Sends `frame` and waits for its answer (see [`Self::reply`]); a
+    /// closed stdin fails check `name`. `None` when there is no answer.
+    async fn request<T>(
+        &mut self,
+        name: &str,
+        rule: &'static str,
+        timeout: Duration,
+        frame: HostFrame,
+        pick: impl FnMut(ExtFrame) -> ControlFlow<T, ExtFrame>,
+    ) -> Option<(T, Duration)> {
+        if !self.wire.send(&frame).await {
+            self.report.fail(name.to_string(), rule, "stdin closed");
+            return None;
+        }
+        self.reply(name, rule, timeout, pick).await
+    }
+
+    /// Reads frames until `pick` takes one (`Break`; it hands the others
+    /// back as `Continue`, and they are checked); `None` on failure (reported).
     async fn reply<T>(
         &mut self,
         name: &str,
         rule: &'static str,
         timeout: Duration,
-        mut pick: impl FnMut(&ExtFrame) -> bool,
-        take: impl Fn(ExtFrame) -> Option<T>,
+        mut pick: impl FnMut(ExtFrame) -> ControlFlow<T, ExtFrame>,
     ) -> Option<(T, Duration)> {
         let start = Instant::now();
         loop {
@@ -526,8 +544,11 @@ impl Checker<'_> {
                 return None;
             }
             match self.wire.read(left).await {
-                Read::Frame(f) if pick(&f) => return take(f).map(|t| (t, start.elapsed())),
                 Read::Frame(f) => {
+                    let f = match pick(f) {
+                        ControlFlow::Break(answer) => return Some((answer, start.elapsed())),
+                        ControlFlow::Continue(f) => f,
+                    };
                     if !self.observe(f) {
                         return None;
                     }
@@ -560,23 +581,12 @@ impl Checker<'_> {
                 name: name.clone(),
                 args: args.clone(),
             });
-            if !self.wire.send(&call).await {
-                self.report.fail(label, RULE, "stdin closed");
-                return;
-            }
-            let want = id.clone();
             let closed_before = self.closed_panels;
             let got = self
-                .reply(
-                    &label,
-                    RULE,
-                    self.opts.timeout,
-                    |f| matches!(f, ExtFrame::ToolResult(r) if r.id == want),
-                    |f| match f {
-                        ExtFrame::ToolResult(r) => Some(r),
-                        _ => None,
-                    },
-                )
+                .request(&label, RULE, self.opts.timeout, call, |f| match f {
+                    ExtFrame::ToolResult(r) if r.id == id => ControlFlow::Break(r),
+                    f => ControlFlow::Continue(f),
+                })
                 .await;
             let Some((result, took)) = got else { return };
             let (problems, notes) = content_problems(&result.content);
@@ -636,22 +646,11 @@ impl Checker<'_> {
                 name: name.clone(),
                 args: String::new(),
             });
-            if !self.wire.send(&frame).await {
-                self.report.fail(label, RULE, "stdin closed");
-                return;
-            }
-            let want = id.clone();
             let got = self
-                .reply(
-                    &label,
-                    RULE,
-                    self.opts.timeout,
-                    |f| matches!(f, ExtFrame::CommandResponse(r) if r.id == want),
-                    |f| match f {
-                        ExtFrame::CommandResponse(r) => Some(r),
-                        _ => None,
-                    },
-                )
+                .request(&label, RULE, self.opts.timeout, frame, |f| match f {
+                    ExtFrame::CommandResponse(r) if r.id == id => ControlFlow::Break(r),
+                    f => ControlFlow::Continue(f),
+                })
                 .await;
             let Some((resp, took)) = got else { return };
             let action = if resp.action.is_empty() {
@@ -726,22 +725,12 @@ impl Checker<'_> {
                 "turn_start" => frame.step = 1,
                 _ => frame.text = "Hello from zut ext test.".into(),
             }
-            if !self.wire.send(&HostFrame::EventIntercept(frame)).await {
-                self.report.fail(label, RULE, "stdin closed");
-                return;
-            }
-            let want = id.clone();
+            let frame = HostFrame::EventIntercept(frame);
             let got = self
-                .reply(
-                    &label,
-                    RULE,
-                    INTERCEPT_TIMEOUT,
-                    |f| matches!(f, ExtFrame::EventInterceptResponse(r) if r.id == want),
-                    |f| match f {
-                        ExtFrame::EventInterceptResponse(r) => Some(r),
-                        _ => None,
-                    },
-                )
+                .request(&label, RULE, INTERCEPT_TIMEOUT, frame, |f| match f {
+                    ExtFrame::EventInterceptResponse(r) if r.id == id => ControlFlow::Break(r),
+                    f => ControlFlow::Continue(f),
+                })
                 .await;
             let Some((resp, took)) = got else { return };
             let verdict = if resp.block {
