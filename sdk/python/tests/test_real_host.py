@@ -32,7 +32,7 @@ class RealHostTest(unittest.TestCase):
         for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
             self.env.pop(key, None)
 
-    def zut(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    def zut(self, *args: str, timeout: float = 60) -> "subprocess.CompletedProcess[str]":
         return subprocess.run([str(zut_bin()), *args], env=self.env, cwd=self.home.name, capture_output=True,
                               text=True, timeout=timeout, stdin=subprocess.DEVNULL)
 

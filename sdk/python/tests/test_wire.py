@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 import unittest
+from typing import Any, Dict
 
 from .host import Ext
 
@@ -126,7 +127,7 @@ class KitchenTest(unittest.TestCase):
     def tearDown(self) -> None:
         self.ext.kill()
 
-    def call(self, frame: dict) -> dict:
+    def call(self, frame: Dict[str, Any]) -> Dict[str, Any]:
         self.ext.send(frame)
         return self.ext.recv()
 

@@ -15,10 +15,23 @@ See docs/sdk-python.md.
 
 from .errors import LineTooLong, NotConnected, SdkError
 from .extension import CAPABILITIES, EVENT_NAMES, KEY_NAMES, Context, Extension
-from .frames import PROTOCOL_VERSION, Event, PanelContent, PanelKey, SessionInfo
 from .host_info import HostInfo
 from .results import (AssistantMessageDecision, Response, ToolCallDecision, ToolResult, TurnStartDecision,
                       panel)
+
+TYPE_CHECKING = False  # typing is imported by type checkers only: it costs start-up time
+if TYPE_CHECKING:
+    from .frames import PROTOCOL_VERSION, Event, PanelContent, PanelKey, SessionInfo
+
+_FRAME_NAMES = ("PROTOCOL_VERSION", "Event", "PanelContent", "PanelKey", "SessionInfo")
+
+
+def __getattr__(name: str) -> object:
+    """The generated frame types, imported on first use (they need ``typing``)."""
+    if name in _FRAME_NAMES:
+        from . import frames
+        return getattr(frames, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "AssistantMessageDecision",

@@ -5,10 +5,10 @@ from __future__ import annotations
 import collections
 import json
 import threading
-from typing import IO, TYPE_CHECKING, Any, Callable, Deque, Dict, Optional
-
+TYPE_CHECKING = False  # typing is imported by type checkers only: it costs start-up time
 if TYPE_CHECKING:
     import asyncio
+    from typing import IO, Any, Callable, Deque, Dict, Optional
 
 from .errors import LineTooLong, NotConnected
 

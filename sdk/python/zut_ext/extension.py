@@ -5,13 +5,26 @@ from __future__ import annotations
 import json
 import sys
 import threading
-from typing import IO, Any, Callable, Dict, Iterable, List, Optional, Tuple, TypeVar, cast
 
 from ._runtime import AsyncLoop, Pool, SerialQueues, Writer, read_line
 from .errors import NotConnected, SdkError
-from .frames import PROTOCOL_VERSION, Event, PanelContent, PanelKey
 from .host_info import HostInfo
 from .results import AssistantMessageDecision, Response, ToolCallDecision, ToolResult, TurnStartDecision
+
+TYPE_CHECKING = False  # typing is imported by type checkers only: it costs start-up time
+if TYPE_CHECKING:
+    from typing import IO, Any, Callable, Dict, Iterable, List, Optional, Tuple, TypeVar, cast, overload
+
+    from .frames import Event, PanelContent, PanelKey
+
+    F = TypeVar("F", bound=Callable[..., Any])
+else:
+    def cast(_type: object, value: object) -> object:
+        return value
+
+#: The protocol version spoken (``frames.PROTOCOL_VERSION``, generated from the schema; a test keeps
+#: them equal: importing ``frames`` at start-up would import ``typing``).
+PROTOCOL_VERSION = 2
 
 #: Capabilities announced in ``hello`` (the Go SDK's list; zut ignores them).
 CAPABILITIES = ["commands", "tools", "events", "alerts", "panels", "session_state", "status", "widgets"]
@@ -23,8 +36,6 @@ KEY_NAMES = ("up", "down", "left", "right", "enter", "tab", "backspace", "delete
 #: Lifecycle events zut emits.
 EVENT_NAMES = ("session_start", "session_opened", "session_switched", "session_forked", "session_compacted",
                "turn_start", "tool_call", "tool_confirmation_requested", "assistant_message", "turn_end")
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 class Context:
@@ -72,7 +83,7 @@ def _arity(fn: Callable[..., Any], most: int) -> int:
         count = code.co_argcount - (1 if hasattr(fn, "__self__") else 0)
     if code.co_flags & _CO_VARARGS:
         return most
-    return max(0, min(count, most))
+    return max(0, min(int(count), most))
 
 
 def _is_async(fn: Callable[..., Any]) -> bool:
@@ -121,6 +132,14 @@ class Extension:
 
     # ------------------------------------------------------------------ registration
 
+    if TYPE_CHECKING:  # overloads: the decorator form keeps the handler's type
+        @overload
+        def command(self, name: str, description: str = "", handler: None = None) -> Callable[[F], F]: ...
+        @overload
+        def command(self, name: str, description: str, handler: F) -> F: ...
+        @overload
+        def command(self, name: str, description: str = "", *, handler: F) -> F: ...
+
     def command(self, name: str, description: str = "", handler: Optional[F] = None) -> Any:
         """Registers ``/name``; the handler gets ``(args: str[, ctx])`` and returns a :class:`Response` or None."""
 
@@ -129,6 +148,17 @@ class Extension:
             return fn
 
         return register(handler) if handler is not None else register
+
+    if TYPE_CHECKING:  # overloads: the decorator form keeps the handler's type
+        @overload
+        def tool(self, name: str, description: str = "", schema: Optional[Dict[str, Any]] = None,
+                 handler: None = None, *, deferred: bool = False) -> Callable[[F], F]: ...
+        @overload
+        def tool(self, name: str, description: str, schema: Optional[Dict[str, Any]], handler: F, *,
+                 deferred: bool = False) -> F: ...
+        @overload
+        def tool(self, name: str, description: str = "", schema: Optional[Dict[str, Any]] = None, *, handler: F,
+                 deferred: bool = False) -> F: ...
 
     def tool(self, name: str, description: str = "", schema: Optional[Dict[str, Any]] = None,
              handler: Optional[F] = None, *, deferred: bool = False) -> Any:
@@ -141,10 +171,26 @@ class Extension:
 
         return register(handler) if handler is not None else register
 
+    if TYPE_CHECKING:  # overloads: the decorator form keeps the handler's type
+        @overload
+        def deferred_tool(self, name: str, description: str = "", schema: Optional[Dict[str, Any]] = None,
+                          handler: None = None) -> Callable[[F], F]: ...
+        @overload
+        def deferred_tool(self, name: str, description: str, schema: Optional[Dict[str, Any]], handler: F) -> F: ...
+        @overload
+        def deferred_tool(self, name: str, description: str = "", schema: Optional[Dict[str, Any]] = None, *,
+                          handler: F) -> F: ...
+
     def deferred_tool(self, name: str, description: str = "", schema: Optional[Dict[str, Any]] = None,
                       handler: Optional[F] = None) -> Any:
         """Registers a tool that the model sees only after a result's ``activate_tools`` names it."""
         return self.tool(name, description, schema, handler, deferred=True)
+
+    if TYPE_CHECKING:  # overloads: the decorator form keeps the handler's type
+        @overload
+        def on_event(self, name: str, handler: None = None) -> Callable[[F], F]: ...
+        @overload
+        def on_event(self, name: str, handler: F) -> F: ...
 
     def on_event(self, name: str, handler: Optional[F] = None) -> Any:
         """Observes a lifecycle event; the handler gets the ``event`` frame (a dict). One handler per name."""
@@ -182,6 +228,12 @@ class Extension:
         self._on_hello.append(handler)
         return handler
 
+    if TYPE_CHECKING:  # overloads: the decorator form keeps the handler's type
+        @overload
+        def on_panel_key(self, panel_id: str, handler: None = None) -> Callable[[F], F]: ...
+        @overload
+        def on_panel_key(self, panel_id: str, handler: F) -> F: ...
+
     def on_panel_key(self, panel_id: str, handler: Optional[F] = None) -> Any:
         """Key callback of a panel: ``(key: PanelKey dict)``; callbacks of one panel run in order."""
 
@@ -191,6 +243,12 @@ class Extension:
             return fn
 
         return register(handler) if handler is not None else register
+
+    if TYPE_CHECKING:  # overloads: the decorator form keeps the handler's type
+        @overload
+        def on_panel_close(self, panel_id: str, handler: None = None) -> Callable[[F], F]: ...
+        @overload
+        def on_panel_close(self, panel_id: str, handler: F) -> F: ...
 
     def on_panel_close(self, panel_id: str, handler: Optional[F] = None) -> Any:
         """Called ``()`` when the user closes the panel (Esc / Ctrl+C)."""
@@ -264,7 +322,7 @@ class Extension:
         frame: Dict[str, Any] = {"type": "panel_render", "panel_id": content.get("id", "")}
         for key in ("title", "lines", "footer"):
             if key in content:
-                frame[key] = content[key]  # type: ignore[literal-required]
+                frame[key] = content[key]
         self.send(frame)
 
     def close_panel(self, panel_id: str) -> None:
@@ -375,7 +433,7 @@ class Extension:
             elif kind == "event_intercept":
                 self._dispatch_intercept(frame)
             elif kind == "event":
-                self._dispatch_event(cast(Event, frame))
+                self._dispatch_event(cast("Event", frame))
             elif kind == "panel_key" or kind == "panel_close":
                 self._dispatch_panel(frame)
             elif kind == "shutdown":
@@ -532,7 +590,7 @@ class Extension:
 
         def job() -> None:
             try:
-                result = handler(cast(PanelKey, frame)) if is_key else handler()
+                result = handler(cast("PanelKey", frame)) if is_key else handler()
                 if _is_awaitable(result):
                     self._async.run(result)
             except Exception as e:  # noqa: BLE001
@@ -556,7 +614,7 @@ def _decision_fields(event: str, result: Any) -> Dict[str, Any]:
     if result is False:
         return {"block": True}
     if isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], bool):
-        allowed, reason = cast(Tuple[bool, Any], result)
+        allowed, reason = cast("Tuple[bool, Any]", result)
         return {} if allowed else ToolCallDecision.deny(str(reason or "")).fields()
     if isinstance(result, str):
         if event == "turn_start":

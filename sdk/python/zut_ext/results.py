@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import base64
-from typing import Any, Dict, Iterable, List, Optional
+import binascii
+TYPE_CHECKING = False  # typing is imported by type checkers only: it costs start-up time
+if TYPE_CHECKING:
+    from typing import Any, Dict, Iterable, List, Optional
 
-from .frames import ContentBlock, PanelContent
+    from .frames import ContentBlock, PanelContent
 
 _UNSET: Any = object()
 
@@ -108,7 +110,7 @@ class ToolResult:
 
     def with_image(self, mime_type: str, data: bytes) -> "ToolResult":
         """Appends an image block from raw bytes."""
-        return self.with_image_base64(mime_type, base64.b64encode(data).decode("ascii"))
+        return self.with_image_base64(mime_type, binascii.b2a_base64(data, newline=False).decode("ascii"))
 
     def with_image_base64(self, mime_type: str, data: str) -> "ToolResult":
         """Appends an image block from standard base64 (with padding)."""
