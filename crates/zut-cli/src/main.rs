@@ -14,6 +14,7 @@ mod settings;
 mod skills_cmd;
 mod stdio;
 mod tui_mode;
+mod tui_session;
 mod update;
 
 use std::process::ExitCode;

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 use zut_agent::controller::{CommandOutcome as Outcome, JobOutcome};
-use zut_agent::{Agent, AgentEvent, ControllerEvent};
+use zut_agent::{Agent, AgentEvent};
 use zut_ext_host::{ui_channel, ExtensionHost};
 use zut_protocol::EventName;
 use zut_providers::Part;
@@ -33,6 +33,8 @@ enum Request {
         extension: String,
         panel_id: String,
     },
+    OpenPicker(zut_tui::pickers::PickerKind),
+    Pick(zut_tui::pickers::PickerKind, String),
 }
 
 /// The TUI's handle on the conversation thread: requests go in order
@@ -69,6 +71,14 @@ impl Controller for ChannelController {
             panel_id: panel_id.to_string(),
         });
     }
+
+    fn open_picker(&mut self, kind: zut_tui::pickers::PickerKind) {
+        let _ = self.tx.send(Request::OpenPicker(kind));
+    }
+
+    fn pick(&mut self, kind: zut_tui::pickers::PickerKind, value: String) {
+        let _ = self.tx.send(Request::Pick(kind, value));
+    }
 }
 
 /// Runs the interactive mode; returns the exit status.
@@ -91,7 +101,13 @@ pub fn run(args: &GlobalArgs) -> i32 {
     // The session is opened before the terminal is taken over, so a busy or
     // unreadable file is reported on a normal screen.
     let (zut_home, cwd) = (setup.agent.system.zut_home.clone(), setup.agent.cwd.clone());
-    let opened = match session::choice(args, &zut_home, &cwd) {
+    // `-r` without an id: a new session, and the sessions picker at once.
+    let pick_session = args.resume.as_deref() == Some("");
+    let mut chosen = args.clone();
+    if pick_session {
+        chosen.resume = None;
+    }
+    let opened = match session::choice(&chosen, &zut_home, &cwd) {
         Err(e) => return fail(&e),
         Ok(None) => None,
         Ok(Some(c)) => match session::open(
@@ -148,7 +164,14 @@ pub fn run(args: &GlobalArgs) -> i32 {
     let (req_tx, req_rx) = mpsc::unbounded_channel();
     let (done_tx, done_rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        conv_rt.block_on(conversation(setup, opened, info, ev_tx, req_rx));
+        conv_rt.block_on(conversation(
+            setup,
+            opened,
+            info,
+            ev_tx,
+            req_rx,
+            pick_session,
+        ));
         let _ = done_tx.send(());
     });
     let ctrl = ChannelController { tx: req_tx };
@@ -164,7 +187,7 @@ fn fail(msg: &str) -> i32 {
 }
 
 /// `~/…` for paths under the home directory.
-fn shown_path(p: &Path) -> String {
+pub(crate) fn shown_path(p: &Path) -> String {
     if let Some(home) = std::env::var_os("HOME").map(PathBuf::from) {
         if let Ok(rest) = p.strip_prefix(&home) {
             return format!("~/{}", rest.display());
@@ -192,10 +215,20 @@ async fn conversation(
     info: Option<zut_protocol::SessionInfo>,
     tx: mpsc::UnboundedSender<TuiEvent>,
     mut requests: mpsc::UnboundedReceiver<Request>,
+    pick_session: bool,
 ) {
     // A resumed conversation is painted before extensions start.
     if let Some(snap) = opened.as_ref().and_then(|o| o.snapshot.as_ref()) {
         replay(snap, &tx);
+    }
+    let mut place = crate::tui_session::Place {
+        zut_home: setup.agent.system.zut_home.clone(),
+        cwd: setup.agent.cwd.clone(),
+        current: opened.as_ref().map(|o| o.writer.path().to_path_buf()),
+    };
+    if pick_session {
+        // `-r` without an id: the picker does not wait for extensions.
+        let _ = tx.send(TuiEvent::Picker(crate::tui_session::sessions(&place)));
     }
     // Extension frames are forwarded from the start, so an extension that
     // draws while starting never waits for the controller.
@@ -227,25 +260,7 @@ async fn conversation(
     if let Some(o) = opened {
         agent.attach_session(o.writer, o.snapshot.as_ref());
     }
-    let (ctrl, mut stream) = zut_agent::Controller::new(agent, None);
-    let fwd = tx.clone();
-    let events = tokio::spawn(async move {
-        while let Some(ev) = stream.next().await {
-            let out = match ev {
-                ControllerEvent::Agent(a) => TuiEvent::Agent(a),
-                ControllerEvent::Ui(u) => match AgentEvent::from_ui_extended(&u) {
-                    Some(a) => TuiEvent::Agent(a),
-                    None => continue,
-                },
-                ControllerEvent::JobStarted { .. } => TuiEvent::JobStarted,
-                ControllerEvent::JobFinished { .. } => TuiEvent::JobFinished,
-                ControllerEvent::Note(_) => continue,
-            };
-            if fwd.send(out).is_err() {
-                break;
-            }
-        }
-    });
+    let (mut ctrl, mut events) = crate::tui_session::start(agent, &tx);
     while let Some(req) = requests.recv().await {
         match req {
             Request::Prompt(text) => {
@@ -264,6 +279,11 @@ async fn conversation(
                 extension,
                 panel_id,
             } => ctrl.panel_close(&extension, &panel_id),
+            Request::OpenPicker(kind) => crate::tui_session::open(&ctrl, &place, kind, &tx),
+            Request::Pick(kind, value) => {
+                crate::tui_session::pick(&mut ctrl, &mut events, &mut place, kind, &value, &tx)
+                    .await;
+            }
             Request::Command(name, args) => {
                 // Commands answer on their own task, so Esc (an abort) and
                 // panel keys are not stuck behind a slow extension.
@@ -311,36 +331,6 @@ async fn run_command(
     tx: &mpsc::UnboundedSender<TuiEvent>,
 ) -> (String, CommandOutcome) {
     let label = format!("/{name}");
-    if args.is_empty() && name == "model" {
-        let st = ctrl.state();
-        let list: Vec<String> = ctrl
-            .models()
-            .into_iter()
-            .map(|m| {
-                let mark = if m.id == st.model { "●" } else { " " };
-                format!("{mark} {}", m.id)
-            })
-            .collect();
-        let text = format!(
-            "models of {} (/model <id> to switch):\n{}",
-            st.provider,
-            list.join("\n")
-        );
-        return (label, CommandOutcome::Display(text));
-    }
-    if args.is_empty() && name == "reasoning" {
-        let st = ctrl.state();
-        let now = if st.reasoning.is_empty() {
-            "off"
-        } else {
-            &st.reasoning
-        };
-        let text = format!(
-            "reasoning: {now} (/reasoning <level>: {})",
-            zut_agent::controller::REASONING_LEVELS.join(", ")
-        );
-        return (label, CommandOutcome::Display(text));
-    }
     let outcome = match ctrl.command(name, args, None).await {
         Err(e) => CommandOutcome::Error(e),
         Ok(Outcome::Queued(job)) => {
@@ -374,7 +364,16 @@ async fn run_command(
             CommandOutcome::Noop
         }
         Ok(Outcome::OpenPanel { .. }) | Ok(Outcome::Noop) => CommandOutcome::Noop,
-        Ok(Outcome::Done(text)) => CommandOutcome::Status(text),
+        Ok(Outcome::Done(text)) => {
+            if name == "model" || name == "reasoning" {
+                let st = ctrl.state();
+                let _ = tx.send(TuiEvent::Settings {
+                    model: st.model,
+                    reasoning: st.reasoning,
+                });
+            }
+            CommandOutcome::Status(text)
+        }
     };
     (label, outcome)
 }
@@ -384,7 +383,7 @@ async fn run_command(
 const REPLAYED_MESSAGES: usize = 40;
 
 /// Sends the tail of a resumed conversation as agent events.
-fn replay(snap: &zut_session::Snapshot, tx: &mpsc::UnboundedSender<TuiEvent>) {
+pub(crate) fn replay(snap: &zut_session::Snapshot, tx: &mpsc::UnboundedSender<TuiEvent>) {
     use zut_agent::transcript::{json_blocks, JsonBlock};
     let messages = zut_agent::session_bridge::to_provider(&snap.messages);
     let skip = messages.len().saturating_sub(REPLAYED_MESSAGES);

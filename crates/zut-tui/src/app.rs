@@ -65,6 +65,15 @@ pub enum Effect {
     },
     /// List the project's files for the `@` picker (once).
     ListFiles,
+    /// Ask the conversation for a picker's rows.
+    OpenPicker(crate::pickers::PickerKind),
+    /// A row of a conversation picker was picked.
+    Pick {
+        /// Which picker.
+        kind: crate::pickers::PickerKind,
+        /// The row's value.
+        value: String,
+    },
     /// Leave.
     Quit,
 }
@@ -121,6 +130,12 @@ pub struct App {
     pub files: Option<Vec<String>>,
     /// The file list was asked for.
     pub files_requested: bool,
+    /// The open picker (sessions, fork, tree, model, settings), which has
+    /// the keys.
+    pub picker: Option<crate::pickers::Picker>,
+    /// When Esc was pressed on an idle, empty editor (a second one opens
+    /// the session tree).
+    pub last_esc: Option<Instant>,
 }
 
 impl App {
@@ -145,6 +160,8 @@ impl App {
             bell_pending: false,
             files: None,
             files_requested: false,
+            picker: None,
+            last_esc: None,
         }
     }
 
@@ -234,6 +251,10 @@ impl App {
                 })
                 .collect();
         }
+        if self.picker.is_some() {
+            crate::pickers::paste(self, text);
+            return Vec::new();
+        }
         self.editor.insert(text);
         self.popup_dismissed = false;
         Vec::new()
@@ -259,6 +280,9 @@ impl App {
                 }],
                 crate::panel_keys::PanelKey::Ignore => Vec::new(),
             };
+        }
+        if self.picker.is_some() {
+            return crate::pickers::key(self, key);
         }
         if let Some(c) = keymap::typed_char(key) {
             self.editor.insert_char(c);
@@ -360,6 +384,8 @@ impl App {
                     self.popup_dismissed = true;
                 } else if self.busy {
                     return vec![Effect::Abort];
+                } else {
+                    return crate::pickers::double_esc(self, now);
                 }
             }
             Action::Interrupt => {
@@ -433,6 +459,9 @@ impl App {
     }
 
     fn builtin(&mut self, name: &str, args: &str) -> Vec<Effect> {
+        if let Some(effects) = crate::pickers::builtin(self, name, args) {
+            return effects;
+        }
         match name {
             "exit" | "quit" => vec![Effect::Quit],
             "help" => {

@@ -31,8 +31,18 @@ pub fn builtins() -> Vec<CommandInfo> {
         ("info", "provider, model, working directory, extensions"),
         ("copy", "copy the last reply to the clipboard (OSC 52)"),
         ("clear", "clear the conversation and notes"),
-        ("model", "list models; /model <id> switches"),
-        ("reasoning", "show the level; /reasoning <level> sets it"),
+        ("model", "pick a model; /model <id> switches"),
+        (
+            "reasoning",
+            "pick the reasoning level; /reasoning <level> sets it",
+        ),
+        ("settings", "model, reasoning, terminal alerts"),
+        ("sessions", "resume a session of this directory"),
+        ("fork", "fork the session at one of your messages"),
+        (
+            "tree",
+            "the session's history and branches; check one out (Esc Esc)",
+        ),
         (
             "compact",
             "summarise the conversation to free context (/compact [instructions])",

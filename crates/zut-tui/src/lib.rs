@@ -24,6 +24,7 @@ pub mod inline;
 pub mod keymap;
 pub mod markdown;
 pub mod panel_keys;
+pub mod pickers;
 mod run;
 pub mod sanitize;
 mod shell;
@@ -53,6 +54,16 @@ pub trait Controller: Send {
     fn panel_key(&mut self, extension: &str, panel_id: &str, key: &str, text: &str);
     /// Tells an extension its panel was closed (`panel_close`).
     fn panel_close(&mut self, extension: &str, panel_id: &str);
+    /// Asks for the rows of a conversation picker (sessions, fork, tree,
+    /// model); they come back as [`TuiEvent::Picker`].
+    fn open_picker(&mut self, kind: pickers::PickerKind) {
+        let _ = kind;
+    }
+    /// A row of a conversation picker was picked (resume that session,
+    /// fork or check out there).
+    fn pick(&mut self, kind: pickers::PickerKind, value: String) {
+        let _ = (kind, value);
+    }
 }
 
 /// What an extension command answered.
@@ -95,6 +106,15 @@ pub enum TuiEvent {
     /// A line of information for the transcript (resumed session, a
     /// failed save...).
     Info(String),
+    /// A picker to open, with its rows.
+    Picker(pickers::Picker),
+    /// The model or reasoning level changed.
+    Settings {
+        /// Model id.
+        model: String,
+        /// Reasoning level (`""` = off).
+        reasoning: String,
+    },
     /// An extension command finished.
     CommandDone {
         /// `/name (extension)`.

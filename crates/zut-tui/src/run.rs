@@ -127,6 +127,8 @@ pub async fn run(
                         let _ = tx.send(crate::files::list(&cwd));
                     });
                 }
+                Effect::OpenPicker(kind) => ctrl.open_picker(kind),
+                Effect::Pick { kind, value } => ctrl.pick(kind, value),
                 Effect::Quit => break 'outer,
             }
         }
@@ -241,6 +243,15 @@ fn conversation(app: &mut App, ev: TuiEvent) -> Vec<Effect> {
             Vec::new()
         }
         TuiEvent::JobFinished => app.job_finished(),
+        TuiEvent::Picker(p) => {
+            app.picker = Some(p);
+            Vec::new()
+        }
+        TuiEvent::Settings { model, reasoning } => {
+            app.status.model = model;
+            app.status.reasoning = reasoning;
+            Vec::new()
+        }
         TuiEvent::CommandDone { label, outcome } => {
             let running = format!("{label} running…");
             app.notes.retain(|n| n.text != running);

@@ -81,6 +81,13 @@ pub fn compose(app: &mut App, now: Instant) -> Live {
         top.extend(notes);
     }
     top.push(Line::default());
+    let picker_open = app.picker.is_some() && app.chrome.panel.is_none();
+    if let Some(p) = app.picker.as_ref().filter(|_| picker_open) {
+        // A picker floats over the chat like a panel (which has priority).
+        let max = (h as usize).saturating_sub(bottom.len() + 1);
+        top = crate::pickers::rows(p, width, max, &app.theme);
+        top.push(Line::default());
+    }
     let panel_open = app.chrome.panel.is_some();
     if panel_open {
         // The panel floats over the chat: it takes the rows above the
@@ -105,7 +112,8 @@ pub fn compose(app: &mut App, now: Instant) -> Live {
     Live {
         rows,
         // The editor's cursor is hidden while a panel has the keys.
-        cursor: (!panel_open).then_some((cx.min(w.saturating_sub(1)), cursor_row as u16)),
+        cursor: (!panel_open && !picker_open)
+            .then_some((cx.min(w.saturating_sub(1)), cursor_row as u16)),
     }
 }
 

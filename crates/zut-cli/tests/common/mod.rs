@@ -181,3 +181,4 @@ pub fn wait_until(secs: u64, mut cond: impl FnMut() -> bool) -> bool {
     }
     cond()
 }
+pub mod tmux;

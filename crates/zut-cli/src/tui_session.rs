@@ -1,0 +1,405 @@
+//! The interactive mode's session pickers, conversation side: the rows of
+//! `/sessions`, `/fork`, the session tree and `/model`, and what a pick
+//! does (resume another file, fork, check out a point of the history).
+//!
+//! Moving to another file needs the `Agent` itself, which the controller
+//! owns: the controller is shut down (after aborting the running turn),
+//! the agent switched (`Agent::switch_session` / `fork_session`, which
+//! announce `session_forked` / `session_switched` to extensions) and a new
+//! controller started on it.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use zut_agent::{Agent, ControllerEvent};
+use zut_session::{Role, SessionWriter, Snapshot};
+use zut_tui::pickers::{Picker, PickerItem, PickerKind};
+use zut_tui::{CommandOutcome, TuiEvent};
+
+/// Where the conversation's sessions live and which one is open.
+pub struct Place {
+    /// `$ZUT_HOME`.
+    pub zut_home: PathBuf,
+    /// The working directory.
+    pub cwd: PathBuf,
+    /// The open session file (`None` with `--no-session`).
+    pub current: Option<PathBuf>,
+}
+
+impl Place {
+    fn dir(&self) -> PathBuf {
+        zut_session::sessions_dir(&self.zut_home, &self.cwd.display().to_string())
+    }
+}
+
+/// Starts a controller on `agent` and forwards its events to the TUI.
+pub fn start(
+    agent: Agent,
+    tx: &mpsc::UnboundedSender<TuiEvent>,
+) -> (zut_agent::Controller, JoinHandle<()>) {
+    let (ctrl, mut stream) = zut_agent::Controller::new(agent, None);
+    let fwd = tx.clone();
+    let events = tokio::spawn(async move {
+        while let Some(ev) = stream.next().await {
+            let out = match ev {
+                ControllerEvent::Agent(a) => TuiEvent::Agent(a),
+                ControllerEvent::Ui(u) => match zut_agent::AgentEvent::from_ui_extended(&u) {
+                    Some(a) => TuiEvent::Agent(a),
+                    None => continue,
+                },
+                ControllerEvent::JobStarted { .. } => TuiEvent::JobStarted,
+                ControllerEvent::JobFinished { .. } => TuiEvent::JobFinished,
+                ControllerEvent::Note(_) => continue,
+            };
+            if fwd.send(out).is_err() {
+                break;
+            }
+        }
+    });
+    (ctrl, events)
+}
+
+/// Sends the rows of picker `kind`.
+pub fn open(
+    ctrl: &zut_agent::Controller,
+    place: &Place,
+    kind: PickerKind,
+    tx: &mpsc::UnboundedSender<TuiEvent>,
+) {
+    let picker = match kind {
+        PickerKind::Sessions => sessions(place),
+        PickerKind::Fork => match current_snapshot(place) {
+            Ok(s) => fork_rows(&s),
+            Err(e) => return error(tx, kind, e),
+        },
+        PickerKind::Tree => match current_snapshot(place) {
+            Ok(s) => tree(place, &s),
+            Err(e) => return error(tx, kind, e),
+        },
+        PickerKind::Model => models(ctrl),
+        // Built by the TUI itself.
+        PickerKind::Reasoning | PickerKind::Settings => return,
+    };
+    let _ = tx.send(TuiEvent::Picker(picker));
+}
+
+fn error(tx: &mpsc::UnboundedSender<TuiEvent>, kind: PickerKind, e: String) {
+    let _ = tx.send(TuiEvent::CommandDone {
+        label: format!("/{}", kind.command()),
+        outcome: CommandOutcome::Error(e),
+    });
+}
+
+fn current_snapshot(place: &Place) -> Result<Snapshot, String> {
+    let path = place
+        .current
+        .as_ref()
+        .ok_or("no session (--no-session): nothing to fork or check out")?;
+    zut_session::read(path).map_err(|e| e.to_string())
+}
+
+/// "just now", "4 min ago", "3 h ago", "2 days ago".
+fn ago(t: SystemTime, now: SystemTime) -> String {
+    let s = now.duration_since(t).unwrap_or(Duration::ZERO).as_secs();
+    match s {
+        0..=59 => "just now".into(),
+        60..=3599 => format!("{} min ago", s / 60),
+        3600..=86_399 => format!("{} h ago", s / 3600),
+        _ => format!("{} days ago", s / 86_400),
+    }
+}
+
+/// `/sessions`: this directory's sessions, newest first (empty ones and
+/// tree-navigation branches left out); the open one is marked.
+pub fn sessions(place: &Place) -> Picker {
+    let now = SystemTime::now();
+    let items = zut_session::list(&place.dir(), false)
+        .into_iter()
+        .filter(|s| s.message_count > 0 || Some(&s.path) == place.current.as_ref())
+        .map(|s| {
+            let current = Some(&s.path) == place.current.as_ref();
+            let title = if s.title.is_empty() {
+                "(untitled)"
+            } else {
+                &s.title
+            };
+            let value = if current {
+                String::new()
+            } else {
+                s.path.display().to_string()
+            };
+            PickerItem::new(ago(s.modified, now), value)
+                .detail(format!("{:>4} msgs  {title}", s.message_count))
+                .current(current)
+        })
+        .collect();
+    Picker::new(PickerKind::Sessions, "sessions · this directory", items)
+        .empty_text("no sessions in this directory yet")
+}
+
+/// One line of a message for a picker.
+fn first_line(text: &str) -> String {
+    text.lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+        .to_string()
+}
+
+/// `/fork`: the user messages, oldest first, the last one selected.
+fn fork_rows(snap: &Snapshot) -> Picker {
+    let items: Vec<PickerItem> = snap
+        .messages
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.role == Role::User)
+        .filter_map(|(i, m)| Some((i, m.first_text()?)))
+        .enumerate()
+        .map(|(n, (i, text))| {
+            PickerItem::new(format!("#{}", n + 1), format!("edit:{i}")).detail(first_line(text))
+        })
+        .collect();
+    let last = items.len().saturating_sub(1);
+    Picker::new(PickerKind::Fork, "fork from a message", items)
+        .empty_text("none of your messages to fork from yet")
+        .select(last)
+}
+
+/// The session tree: this file's messages, newest first, with the other
+/// branches of this directory at their fork points (files forked from this
+/// one) and the parent this file was forked from.
+fn tree(place: &Place, snap: &Snapshot) -> Picker {
+    let all = zut_session::list(&place.dir(), true);
+    let id = &snap.meta.id;
+    let mut items = Vec::new();
+    let branch_row = |s: &zut_session::SessionSummary, what: &str| {
+        let title = if s.title.is_empty() {
+            "(untitled)"
+        } else {
+            &s.title
+        };
+        PickerItem::new(format!("⎇ {what}"), format!("file:{}", s.path.display()))
+            .detail(format!("{} msgs  {title}", s.message_count))
+    };
+    // Branches forked from this file, by fork point (read from each
+    // branch's meta).
+    let mut children: Vec<(usize, &zut_session::SessionSummary)> = all
+        .iter()
+        .filter(|s| &s.parent == id && s.path != snap.path)
+        .map(|s| (fork_point(&s.path), s))
+        .collect();
+    children.sort_by_key(|(at, _)| std::cmp::Reverse(*at));
+    let mut children = children.into_iter().peekable();
+    let len = snap.messages.len();
+    items.push(
+        PickerItem::new("end of this branch", "")
+            .detail("[current]")
+            .current(true),
+    );
+    for (i, m) in snap.messages.iter().enumerate().rev() {
+        while let Some((_, s)) = children.next_if(|(at, _)| *at > i) {
+            items.push(branch_row(s, "branch"));
+        }
+        let (label, value) = match m.role {
+            Role::User => match m.first_text() {
+                Some(t) => (format!("you: {}", first_line(t)), format!("edit:{i}")),
+                None => continue,
+            },
+            Role::Assistant => {
+                let text = m.first_text().map(first_line).unwrap_or_else(|| {
+                    let tools: Vec<&str> = m
+                        .content
+                        .iter()
+                        .filter_map(|b| match b {
+                            zut_session::Block::ToolCall { name, .. } => Some(name.as_str()),
+                            _ => None,
+                        })
+                        .collect();
+                    format!("[{}]", tools.join(", "))
+                });
+                // Checking out the last message changes nothing.
+                let value = if i + 1 == len {
+                    String::new()
+                } else {
+                    format!("keep:{}", i + 1)
+                };
+                (format!("zut: {text}"), value)
+            }
+            Role::Tool | Role::Developer => continue,
+        };
+        items.push(PickerItem::new(label, value));
+    }
+    for (_, s) in children {
+        items.push(branch_row(s, "branch"));
+    }
+    if !snap.meta.parent.is_empty() {
+        if let Some(p) = all.iter().find(|s| s.id == snap.meta.parent) {
+            items.push(branch_row(p, "parent (forked from)"));
+        }
+    }
+    Picker::new(PickerKind::Tree, "session tree", items).select(0)
+}
+
+/// A file's `fork_point` (0 when unreadable).
+fn fork_point(path: &Path) -> usize {
+    zut_session::read(path)
+        .map(|s| s.meta.fork_point)
+        .unwrap_or(0)
+}
+
+/// `/model`: the provider's models, the current one marked.
+fn models(ctrl: &zut_agent::Controller) -> Picker {
+    let st = ctrl.state();
+    let items = ctrl
+        .models()
+        .into_iter()
+        .map(|m| {
+            let mut detail = m.provider.clone();
+            if m.context_window > 0 {
+                detail.push_str(&format!("  {}k context", m.context_window / 1000));
+            }
+            if m.reasoning {
+                detail.push_str("  reasoning");
+            }
+            PickerItem::new(m.id.clone(), m.id.clone())
+                .detail(detail)
+                .current(m.id == st.model)
+        })
+        .collect();
+    Picker::new(PickerKind::Model, "model", items)
+}
+
+/// What a pick asks for.
+enum Move {
+    /// Resume another file.
+    Resume(PathBuf),
+    /// Fork at message `at` (hidden for tree navigation); `edit` goes back
+    /// into the editor.
+    Fork {
+        at: usize,
+        hidden: bool,
+        edit: Option<String>,
+    },
+}
+
+/// Does what a pick of `value` in picker `kind` asks: the conversation
+/// moves to another file and the TUI shows it.
+pub async fn pick(
+    ctrl: &mut zut_agent::Controller,
+    events: &mut JoinHandle<()>,
+    place: &mut Place,
+    kind: PickerKind,
+    value: &str,
+    tx: &mpsc::UnboundedSender<TuiEvent>,
+) {
+    let label = format!("/{}", kind.command());
+    let mv = match parse(place, kind, value) {
+        Ok(m) => m,
+        Err(e) => return error(tx, kind, e),
+    };
+    // Open the target before stopping anything, so a busy file costs
+    // nothing.
+    let resumed = match &mv {
+        Move::Resume(path) => match SessionWriter::open(path) {
+            Ok(o) => Some(o),
+            Err(e) => return error(tx, kind, e.to_string()),
+        },
+        Move::Fork { .. } => None,
+    };
+    ctrl.abort();
+    let Some(mut agent) = ctrl.shutdown().await else {
+        return error(tx, kind, "the conversation has stopped".into());
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(2), &mut *events).await;
+    let result = match (mv, resumed) {
+        (Move::Resume(path), Some((writer, snap))) => {
+            agent.switch_session(writer, &snap);
+            Ok((path, snap, None))
+        }
+        (Move::Fork { at, hidden, edit }, _) => agent
+            .fork_session(at, hidden)
+            .and_then(|p| {
+                zut_session::read(&p)
+                    .map(|s| (p, s))
+                    .map_err(|e| e.to_string())
+            })
+            .map(|(p, s)| (p, s, edit)),
+        (Move::Resume(_), None) => Err("internal: no file".into()),
+    };
+    (*ctrl, *events) = start(agent, tx);
+    match result {
+        Err(e) => error(tx, kind, e),
+        Ok((path, snap, edit)) => {
+            place.current = Some(path.clone());
+            let what = match kind {
+                PickerKind::Sessions => "resumed",
+                PickerKind::Fork => "forked into",
+                _ => "checked out",
+            };
+            let _ = tx.send(TuiEvent::Info(format!(
+                "── {what} {} ──",
+                crate::tui_mode::shown_path(&path)
+            )));
+            crate::tui_mode::replay(&snap, tx);
+            if let Some(text) = edit {
+                let _ = tx.send(TuiEvent::CommandDone {
+                    label,
+                    outcome: CommandOutcome::Insert(text),
+                });
+            }
+        }
+    }
+}
+
+fn parse(place: &Place, kind: PickerKind, value: &str) -> Result<Move, String> {
+    let bad = || format!("unexpected pick {value:?}");
+    if kind == PickerKind::Sessions {
+        return Ok(Move::Resume(PathBuf::from(value)));
+    }
+    let (what, rest) = value.split_once(':').ok_or_else(bad)?;
+    let hidden = kind == PickerKind::Tree;
+    match what {
+        "file" => Ok(Move::Resume(PathBuf::from(rest))),
+        "keep" => Ok(Move::Fork {
+            at: rest.parse().map_err(|_| bad())?,
+            hidden,
+            edit: None,
+        }),
+        "edit" => {
+            let at: usize = rest.parse().map_err(|_| bad())?;
+            let snap = current_snapshot(place)?;
+            let text = snap
+                .messages
+                .get(at)
+                .and_then(|m| m.first_text())
+                .map(str::to_string);
+            Ok(Move::Fork {
+                at,
+                hidden,
+                edit: text,
+            })
+        }
+        _ => Err(bad()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_read_naturally() {
+        let now = SystemTime::now();
+        assert_eq!(ago(now, now), "just now");
+        assert_eq!(ago(now - Duration::from_secs(240), now), "4 min ago");
+        assert_eq!(ago(now - Duration::from_secs(7200), now), "2 h ago");
+        assert_eq!(
+            ago(now - Duration::from_secs(3 * 86_400), now),
+            "3 days ago"
+        );
+        // A clock that went backwards is "just now", not a panic.
+        assert_eq!(ago(now + Duration::from_secs(60), now), "just now");
+    }
+}
