@@ -33,12 +33,18 @@ pub(crate) struct Entry {
 /// Identity of a directory: device and inode.
 pub(crate) type DirId = (u64, u64);
 
-/// Reads an open `SKILL.md`: at most [`MAX_SKILL_BYTES`] + 1 bytes, text
-/// only. `checked`: the caller has not seen a regular-file directory entry,
-/// so the file's type and size are checked first (one `fstat`; a larger
-/// file is refused without being read).
-pub(crate) fn read_open_skill(file: std::fs::File, checked: bool) -> Result<String, ReadError> {
-    let mut bytes = if checked {
+/// Reads an open `SKILL.md` into `buf` (cleared first; reused across
+/// files, so a scan allocates no read buffer per skill): at most
+/// [`MAX_SKILL_BYTES`] + 1 bytes, text only. `checked`: the caller has not
+/// seen a regular-file directory entry, so the file's type and size are
+/// checked first (one `fstat`; a larger file is refused without being read).
+pub(crate) fn read_open_skill(
+    file: std::fs::File,
+    checked: bool,
+    buf: &mut Vec<u8>,
+) -> Result<&str, ReadError> {
+    buf.clear();
+    if checked {
         let meta = file.metadata().map_err(|e| ReadError::Io(e.to_string()))?;
         if !meta.is_file() {
             return Err(ReadError::Io("not a regular file".into()));
@@ -46,21 +52,19 @@ pub(crate) fn read_open_skill(file: std::fs::File, checked: bool) -> Result<Stri
         if meta.len() > MAX_SKILL_BYTES {
             return Err(ReadError::TooLarge(meta.len()));
         }
-        Vec::with_capacity(meta.len() as usize + 1)
-    } else {
-        Vec::with_capacity(4096)
-    };
+        buf.reserve(meta.len() as usize + 1);
+    }
     // The file may grow between stat and read: read one byte past the cap.
     file.take(MAX_SKILL_BYTES + 1)
-        .read_to_end(&mut bytes)
+        .read_to_end(buf)
         .map_err(|e| ReadError::Io(e.to_string()))?;
-    if bytes.len() as u64 > MAX_SKILL_BYTES {
-        return Err(ReadError::TooLarge(bytes.len() as u64));
+    if buf.len() as u64 > MAX_SKILL_BYTES {
+        return Err(ReadError::TooLarge(buf.len() as u64));
     }
-    if bytes.contains(&0) {
+    if buf.contains(&0) {
         return Err(ReadError::Binary);
     }
-    String::from_utf8(bytes).map_err(|_| ReadError::Binary)
+    std::str::from_utf8(buf).map_err(|_| ReadError::Binary)
 }
 
 fn open_error(e: std::io::Error) -> ReadError {
@@ -157,16 +161,18 @@ mod imp {
         /// Reads `name` in this directory as a `SKILL.md`. `regular`: its
         /// entry said regular file, so no `fstat` is needed (the size limit
         /// is enforced while reading).
-        pub fn read_skill(
+        /// `buf` is the reused read buffer; the text borrows it.
+        pub fn read_skill<'b>(
             &self,
             name: &OsStr,
             _path: &Path,
             regular: bool,
-        ) -> Result<String, ReadError> {
+            buf: &'b mut Vec<u8>,
+        ) -> Result<&'b str, ReadError> {
             let flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOCTTY;
             let fd =
                 openat(&self.fd, name, flags, Mode::empty()).map_err(|e| open_error(e.into()))?;
-            read_open_skill(std::fs::File::from(fd), !regular)
+            read_open_skill(std::fs::File::from(fd), !regular, buf)
         }
     }
 
@@ -254,14 +260,15 @@ mod imp {
             std::fs::metadata(path).ok().map(|m| m.is_dir())
         }
 
-        pub fn read_skill(
+        pub fn read_skill<'b>(
             &self,
             _name: &OsStr,
             path: &Path,
             regular: bool,
-        ) -> Result<String, ReadError> {
+            buf: &'b mut Vec<u8>,
+        ) -> Result<&'b str, ReadError> {
             let file = std::fs::File::open(path).map_err(open_error)?;
-            read_open_skill(file, !regular)
+            read_open_skill(file, !regular, buf)
         }
     }
 }
@@ -271,5 +278,6 @@ pub(crate) use imp::Dir;
 /// Opens and reads a `SKILL.md` by path (bundled skills, `read_skill_file`).
 pub(crate) fn read_skill_path(path: &Path) -> Result<String, ReadError> {
     let file = std::fs::File::open(path).map_err(open_error)?;
-    read_open_skill(file, true)
+    let mut buf = Vec::new();
+    read_open_skill(file, true, &mut buf).map(str::to_string)
 }

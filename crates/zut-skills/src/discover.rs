@@ -169,6 +169,7 @@ fn scan_open_root(dir: Dir, root: &Path, source: &Source) -> RootScan {
         skills: Vec::new(),
         skipped: Vec::new(),
         buf: Vec::with_capacity(8192),
+        text: Vec::with_capacity(8192),
     };
     let mut linked: Vec<(PathBuf, usize)> = Vec::new();
     let mut root_dir = Some(dir);
@@ -197,6 +198,8 @@ struct Scan<'a> {
     skipped: Vec<Skipped>,
     /// The directory-entry buffer, reused for every directory.
     buf: Vec<u8>,
+    /// The `SKILL.md` read buffer, reused for every file.
+    text: Vec<u8>,
 }
 
 impl Scan<'_> {
@@ -270,8 +273,10 @@ impl Scan<'_> {
         }
         if let Some(regular) = skill_file {
             let file = path.join("SKILL.md");
-            let read = dir.read_skill(OsStr::new("SKILL.md"), &file, regular);
+            let mut text = std::mem::take(&mut self.text);
+            let read = dir.read_skill(OsStr::new("SKILL.md"), &file, regular, &mut text);
             self.load(read, file, path);
+            self.text = text;
         }
         for (name, sub_id) in subdirs {
             let sub = path.join(&name);
@@ -297,7 +302,7 @@ impl Scan<'_> {
         }
     }
 
-    fn load(&mut self, read: Result<String, ReadError>, path: PathBuf, dir: &Path) {
+    fn load(&mut self, read: Result<&str, ReadError>, path: PathBuf, dir: &Path) {
         let text = match read {
             Ok(t) => t,
             Err(ReadError::Missing) => return,
@@ -315,7 +320,7 @@ impl Scan<'_> {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let mut skill = Skill::from_text(&text, &fallback, path, self.source.clone());
+        let mut skill = Skill::from_text(text, &fallback, path, self.source.clone());
         if let Ok(rel) = dir.strip_prefix(self.root) {
             let alias = rel
                 .components()
