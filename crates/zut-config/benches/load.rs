@@ -27,6 +27,27 @@ fn bench(c: &mut Criterion) {
     )
     .unwrap();
     let flags = zut_config::Flags::default();
+    // The size most users have: one custom provider with one model (the
+    // files of scripts/bench/skills-config).
+    let small = tempfile::tempdir().unwrap();
+    std::fs::write(
+        small.path().join("config.json"),
+        r#"{"provider": "bench", "theme": "dark", "temperature": 0.5, "lsp_enabled": true}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        small.path().join("models.json"),
+        r#"{"providers": {"bench": {"baseUrl": "http://127.0.0.1:1", "api": "anthropic", "auth": "none",
+            "models": [{"id": "bench-model", "contextWindow": 200000, "maxTokens": 4096}]}}}"#,
+    )
+    .unwrap();
+    c.bench_function("load_small_config_and_models_json", |b| {
+        b.iter(|| {
+            let s = zut_config::load(&flags, &|_| None, small.path()).unwrap();
+            assert!(s.provider.is_ok());
+        })
+    });
+    // 20 providers of 10 models each.
     c.bench_function("load_config_and_models_json", |b| {
         b.iter(|| {
             let s = zut_config::load(&flags, &|_| None, home.path()).unwrap();
