@@ -74,6 +74,30 @@ fn run_ok(dir: &Path, program: impl AsRef<std::ffi::OsStr>, args: &[&str]) {
     );
 }
 
+/// Before its build step, `zut ext test` on a Rust or Go template fails at
+/// spawn and names the build command.
+#[test]
+fn unbuilt_compiled_templates_name_their_build_step() {
+    let env = TestEnv::new();
+    for (lang, build) in [
+        (
+            "rust",
+            "cargo build --release && cp target/release/rs-raw ./rs-raw",
+        ),
+        ("go", "go build -o go-raw ."),
+    ] {
+        let name = if lang == "rust" { "rs-raw" } else { "go-raw" };
+        let dir = new_ext(&env, name, lang);
+        let run = zut(&env, &["ext", "test", dir.to_str().unwrap()]);
+        assert_eq!(run.code, 1, "{run:?}");
+        assert!(
+            run.stdout
+                .contains(&format!("not built yet? build it first: {build}")),
+            "{lang}: {run:?}"
+        );
+    }
+}
+
 #[test]
 fn python_template() {
     let env = TestEnv::new();

@@ -11,6 +11,9 @@
 mod args;
 mod templates;
 
+pub(crate) use args::Lang;
+pub(crate) use templates::build_step;
+
 use std::path::Path;
 
 use super::ExtContext;

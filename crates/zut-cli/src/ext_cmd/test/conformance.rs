@@ -63,6 +63,26 @@ struct Registered {
     intercept: Vec<String>,
 }
 
+/// For an executable missing from a Rust or Go source tree (`zut ext new
+/// --lang rust|go` before its build step): "; not built yet? …" with the
+/// build command. Empty otherwise.
+fn unbuilt_hint(dir: &Path, exec: &str) -> String {
+    let name = Path::new(exec).file_name().map(|n| n.to_string_lossy());
+    let lang = if dir.join("Cargo.toml").is_file() {
+        crate::ext_cmd::new::Lang::Rust
+    } else if dir.join("go.mod").is_file() {
+        crate::ext_cmd::new::Lang::Go
+    } else {
+        return String::new();
+    };
+    match name {
+        Some(name) if !dir.join(exec).exists() => crate::ext_cmd::new::build_step(lang, &name)
+            .map(|b| format!("; not built yet? build it first: {b}"))
+            .unwrap_or_default(),
+        _ => String::new(),
+    }
+}
+
 /// Runs every check against the extension in `opts.dir`.
 pub async fn run(opts: &Options, report: &mut Report) {
     report.dir = opts.dir.display().to_string();
@@ -111,7 +131,11 @@ pub async fn run(opts: &Options, report: &mut Report) {
             report.fail(
                 "spawn",
                 "protocol §4.1 launch",
-                format!("cannot start {:?}: {e}", manifest.exec),
+                format!(
+                    "cannot start {:?}: {e}{}",
+                    manifest.exec,
+                    unbuilt_hint(&opts.dir, &manifest.exec)
+                ),
             );
             return;
         }
