@@ -78,7 +78,21 @@ class RealHostTest(unittest.TestCase):
         self.assertFalse(results[0]["is_error"])
         self.assertEqual(results[0]["content"], [{"type": "text", "text": "noted (1 notes)"}])
         self.assertEqual(results[1]["content"], [{"type": "text", "text": "buy milk"}])
-        # (Persisting `details` with the session needs sessions, not built yet; the wire test checks the frame.)
+
+    def test_details_persist_through_the_session_file(self) -> None:
+        # Turn 1 keeps a note; its `details` go into the session file.
+        session = Path(self.home.name) / "notes-session.jsonl"
+        self.turn("notes", tool_call_script("note_add", {"text": "buy milk"}), "--session", str(session))
+        rows = [json.loads(line) for line in session.read_text().splitlines() if line.strip()]
+        states = [r for r in rows if r.get("type") == "extension_state"]
+        self.assertEqual(states, [{"type": "extension_state", "extension": "notes-python",
+                                   "state": {"notes": ["buy milk"]}}], rows)
+        # Turn 2, a new zut process on the same file: the extension gets its notes back
+        # (session_opened carries the last details) before the model lists them.
+        events = self.turn("notes", tool_call_script("note_list", {}), "--session", str(session))
+        results = [e for e in events if e["type"] == "tool_result"]
+        self.assertEqual(len(results), 1, events)
+        self.assertEqual(results[0]["content"], [{"type": "text", "text": "buy milk"}])
 
     def test_guard_refuses_a_dangerous_command(self) -> None:
         events = self.turn("guard", tool_call_script("bash", {"command": "rm -rf /tmp/zut-never", "timeout": 5}))

@@ -1,7 +1,7 @@
 // The examples under the real zut host: `zut ext doctor` and `--json` turns against zut-llm-server.
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -29,7 +29,7 @@ const toolCall = (id, name, args) => ({
 const text = (t) => ({ body: { kind: "reply", format: "anthropic", blocks: [{ type: "text", text: t }] } });
 
 /** Runs one `zut --json` prompt with the example loaded; returns the JSON events. */
-async function turn(example, script) {
+async function turn(example, script, flags = []) {
   const file = path.join(home, `script-${example}.json`);
   writeFileSync(file, JSON.stringify(script));
   const server = spawn(path.join(path.dirname(zutBin()), "zut-llm-server"), ["--quiet", file], { stdio: ["ignore", "pipe", "ignore"] });
@@ -44,7 +44,7 @@ async function turn(example, script) {
       server.on("exit", () => reject(new Error("zut-llm-server exited")));
     });
     const run = spawnSync(zutBin(), ["--json", "--provider", "anthropic", "--base-url", url, "--api-key", "x",
-      "--model", "m", "--no-ext", "-e", path.join(EXAMPLES, example), "go"],
+      "--model", "m", "--no-ext", "-e", path.join(EXAMPLES, example), ...flags, "go"],
     { env, cwd: home, encoding: "utf8", timeout: 60_000, stdio: ["ignore", "pipe", "pipe"] });
     assert.equal(run.status, 0, run.stderr);
     assert.doesNotMatch(run.stderr, /extension load/);
@@ -71,6 +71,21 @@ describe("examples under the real zut", () => {
     assert.equal(results.length, 2);
     assert.deepEqual(results[0].content, [{ type: "text", text: "noted (1 notes)" }]);
     assert.deepEqual(results[1].content, [{ type: "text", text: "buy milk" }]);
+  });
+
+  test("tool details persist through the session file", async () => {
+    // Turn 1 keeps a note; its `details` go into the session file.
+    const session = path.join(home, "notes-session.jsonl");
+    await turn("notes", [toolCall("c1", "note_add", { text: "buy milk" }), text("done")], ["--session", session]);
+    const rows = readFileSync(session, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
+    assert.deepEqual(rows.filter((r) => r.type === "extension_state"),
+      [{ type: "extension_state", extension: "notes-typescript", state: { notes: ["buy milk"] } }]);
+    // Turn 2, a new zut process on the same file: the extension gets its notes back
+    // (session_opened carries the last details) before the model lists them.
+    const events = await turn("notes", [toolCall("c2", "note_list", {}), text("done")], ["--session", session]);
+    const results = events.filter((e) => e.type === "tool_result");
+    assert.equal(results.length, 1);
+    assert.deepEqual(results[0].content, [{ type: "text", text: "buy milk" }]);
   });
 
   test("the guard refuses a dangerous command", async () => {
