@@ -6,7 +6,9 @@
 //! conversation is built (provider, extension host, session file) is the
 //! [`Backend`]'s business, given by the CLI.
 
+mod files;
 mod permission;
+mod replay;
 mod server;
 mod sessions;
 mod updates;
@@ -23,12 +25,33 @@ pub struct Conversation {
     pub controller: zut_agent::Controller,
     /// Its one event stream.
     pub events: zut_agent::EventStream,
+    /// The id of the session file it is kept in (`None`: not persisted).
+    /// It becomes the ACP session id, so `session/load` can find it.
+    pub session_id: Option<String>,
 }
 
-/// Builds conversations for `session/new` (the CLI sets up provider,
-/// extensions and session storage the way its other modes do).
+/// What `session/new` or `session/load` asks the [`Backend`] for.
+pub struct OpenRequest {
+    /// The client's working directory.
+    pub cwd: PathBuf,
+    /// The client's `fs/*` methods, when it offers any: give them to
+    /// [`zut_agent::Agent::set_file_access`].
+    pub files: Option<std::sync::Arc<dyn zut_tools::FileAccess>>,
+    /// `session/load`: the id of the session to resume (`None`: new).
+    pub resume: Option<String>,
+}
+
+/// Builds conversations for `session/new` and `session/load` (the CLI sets
+/// up provider, extensions and session storage the way its other modes
+/// do).
 pub trait Backend: Send + Sync + 'static {
-    /// Opens a conversation working in `cwd` (the client's directory).
-    /// Errors are shown to the client as the request's error message.
-    fn open(&self, cwd: PathBuf) -> BoxFuture<'static, Result<Conversation, String>>;
+    /// Opens a conversation. Errors are shown to the client as the
+    /// request's error message.
+    fn open(&self, req: OpenRequest) -> BoxFuture<'static, Result<Conversation, String>>;
+
+    /// Whether conversations are kept in session files that
+    /// `session/load` can resume (advertised as `loadSession`).
+    fn can_load(&self) -> bool {
+        false
+    }
 }

@@ -5,8 +5,9 @@ use std::sync::Arc;
 
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, CancelNotification, ContentBlock, Implementation, InitializeRequest,
-    InitializeResponse, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
-    PromptResponse, SessionNotification, StopReason,
+    InitializeResponse, LoadSessionRequest, LoadSessionResponse, NewSessionRequest,
+    NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse, SessionId,
+    SessionNotification, StopReason,
 };
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::{Agent, Client, Error, Stdio};
@@ -22,17 +23,23 @@ use crate::Backend;
 pub async fn serve_stdio(backend: Arc<dyn Backend>) -> Result<(), String> {
     let table = Sessions::default();
     let (t1, t2, t3) = (table.clone(), table.clone(), table.clone());
+    let can_load = backend.can_load();
     Agent
         .v1()
         .name("zut")
         .on_receive_request(
             async move |req: InitializeRequest, responder, _cx| {
-                t1.lock().initialized = true;
+                {
+                    let mut t = t1.lock();
+                    t.initialized = true;
+                    let fs = &req.client_capabilities.fs;
+                    t.fs = (fs.read_text_file, fs.write_text_file);
+                }
                 responder.respond(
                     InitializeResponse::new(req.protocol_version)
                         .agent_capabilities(
                             AgentCapabilities::new()
-                                .load_session(false)
+                                .load_session(can_load)
                                 .prompt_capabilities(
                                     PromptCapabilities::new().image(true).embedded_context(true),
                                 ),
@@ -51,28 +58,52 @@ pub async fn serve_stdio(backend: Arc<dyn Backend>) -> Result<(), String> {
                     }
                     // Opening a conversation starts extensions: off the
                     // dispatch loop, so other requests keep flowing.
-                    let (backend, table) = (backend.clone(), t2.clone());
+                    let (backend, table, conn) = (backend.clone(), t2.clone(), cx.clone());
                     cx.spawn(async move {
-                        match backend.open(req.cwd).await {
-                            Err(e) => responder.respond_with_error(Error::internal_error().data(e)),
-                            Ok(conv) => {
-                                let id = {
-                                    let mut t = table.lock();
-                                    t.next += 1;
-                                    let id = format!("zut-{}", t.next);
-                                    t.sessions.insert(
-                                        id.clone(),
-                                        Session {
-                                            controller: conv.controller,
-                                            events: Arc::new(tokio::sync::Mutex::new(conv.events)),
-                                            cancelled: Default::default(),
-                                        },
-                                    );
-                                    id
-                                };
-                                responder.respond(NewSessionResponse::new(id))
-                            }
+                        match open(&backend, &table, &conn, req.cwd, None).await {
+                            Ok((id, _)) => responder.respond(NewSessionResponse::new(id)),
+                            Err(e) => responder.respond_with_error(e),
                         }
+                    })
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let (backend, table) = (backend.clone(), table.clone());
+                async move |req: LoadSessionRequest, responder, cx: ConnectionTo<Client>| {
+                    if !table.lock().initialized {
+                        return responder.respond_with_error(not_initialized());
+                    }
+                    if !backend.can_load() {
+                        return responder.respond_with_error(Error::invalid_request().data(
+                            "session/load needs session files, which this zut acp does not keep (--no-session)",
+                        ));
+                    }
+                    let (backend, table, conn) = (backend.clone(), table.clone(), cx.clone());
+                    let id = req.session_id.0.to_string();
+                    cx.spawn(async move {
+                        let existing = table.lock().sessions.get(&id).cloned();
+                        let session = match existing {
+                            Some(s) => s,
+                            None => match open(&backend, &table, &conn, req.cwd, Some(id.clone()))
+                                .await
+                            {
+                                Ok((_, s)) => s,
+                                Err(e) => return responder.respond_with_error(e),
+                            },
+                        };
+                        // The history first, then the answer (ACP: the
+                        // client shows the replay before the load returns).
+                        let messages = session.controller.messages();
+                        for update in crate::replay::updates(&messages) {
+                            let _ = conn.send_notification(SessionNotification::new(
+                                req.session_id.clone(),
+                                update,
+                            ));
+                        }
+                        responder.respond(LoadSessionResponse::new())
                     })
                 }
             },
@@ -116,9 +147,57 @@ pub async fn serve_stdio(backend: Arc<dyn Backend>) -> Result<(), String> {
     let sessions: Vec<Session> = table.lock().sessions.drain().map(|(_, s)| s).collect();
     for s in sessions {
         s.controller.abort();
-        let _ = s.controller.shutdown().await;
+        if let Some(mut agent) = s.controller.shutdown().await {
+            // A new session file that got no content is removed.
+            let _ = agent.close_session();
+        }
     }
     Ok(())
+}
+
+/// Opens a conversation through the backend (`resume`: the session id of
+/// `session/load`) and registers it; its ACP id is the session file's id
+/// when there is one.
+async fn open(
+    backend: &Arc<dyn Backend>,
+    table: &Sessions,
+    conn: &ConnectionTo<Client>,
+    cwd: std::path::PathBuf,
+    resume: Option<String>,
+) -> Result<(String, Session), Error> {
+    let (read, write) = table.lock().fs;
+    let cell = Arc::new(std::sync::OnceLock::new());
+    let files: Option<Arc<dyn zut_tools::FileAccess>> = if read || write {
+        Some(Arc::new(crate::files::ClientFiles {
+            conn: conn.clone(),
+            session: cell.clone(),
+            read,
+            write,
+        }))
+    } else {
+        None
+    };
+    let conv = backend
+        .open(crate::OpenRequest {
+            cwd,
+            files,
+            resume: resume.clone(),
+        })
+        .await
+        .map_err(|e| Error::internal_error().data(e))?;
+    let mut t = table.lock();
+    t.next += 1;
+    let id = resume
+        .or(conv.session_id)
+        .unwrap_or_else(|| format!("zut-{}", t.next));
+    let _ = cell.set(SessionId::new(id.clone()));
+    let session = Session {
+        controller: conv.controller,
+        events: Arc::new(tokio::sync::Mutex::new(conv.events)),
+        cancelled: Default::default(),
+    };
+    t.sessions.insert(id.clone(), session.clone());
+    Ok((id, session))
 }
 
 fn not_initialized() -> Error {

@@ -26,6 +26,8 @@ pub(crate) struct Table {
     pub sessions: HashMap<String, Session>,
     /// Ids handed out so far.
     pub next: u64,
+    /// The client's `fs.readTextFile` and `fs.writeTextFile`.
+    pub fs: (bool, bool),
 }
 
 /// Shared handle on the table.

@@ -44,6 +44,8 @@ pub struct Agent {
     pub(crate) skills: zut_skills::SkillSet,
     /// Remembered approvals and the hook that asks (`--no-yolo`).
     pub(crate) approval: crate::approval::ApprovalGate,
+    /// Where `read`, `write` and `edit` get and put text (`None`: disk).
+    pub(crate) files: Option<Arc<dyn zut_tools::FileAccess>>,
 }
 
 impl Agent {
@@ -61,6 +63,7 @@ impl Agent {
             session: None,
             skills: zut_skills::SkillSet::empty(),
             approval: Default::default(),
+            files: None,
         }
     }
 
@@ -145,6 +148,13 @@ impl Agent {
     /// approval is refused with [`crate::approval::NO_PROMPT_REFUSAL`]).
     pub fn set_approval_hook(&mut self, hook: Option<crate::approval::ApprovalHook>) {
         self.approval.hook = hook;
+    }
+
+    /// Routes the built-in `read`, `write` and `edit` tools through a
+    /// front end's file access (an editor's buffers over ACP); `None`
+    /// (the default) works on the disk. See [`zut_tools::FileAccess`].
+    pub fn set_file_access(&mut self, files: Option<Arc<dyn zut_tools::FileAccess>>) {
+        self.files = files;
     }
 
     /// Forgets the remembered "always" approvals.

@@ -176,9 +176,12 @@ impl Agent {
         let progress: zut_tools::ProgressFn = Arc::new(move |chunk: &str| {
             let _ = tx.send(chunk.to_string());
         });
-        let ctx = zut_tools::ToolContext::new(self.config.cwd.clone())
+        let mut ctx = zut_tools::ToolContext::new(self.config.cwd.clone())
             .with_cancel(cancel.child_token())
             .with_progress(progress);
+        if let Some(files) = &self.files {
+            ctx = ctx.with_files(files.clone());
+        }
         let mut emit = |text: String| {
             sink(AgentEvent::ToolProgress {
                 id: id.to_string(),

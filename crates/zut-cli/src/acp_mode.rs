@@ -2,16 +2,16 @@
 //! session gets a conversation set up as the other modes set theirs up
 //! (flags, config, provider, extensions), working in the client's cwd.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
-use zut_acp::{Backend, BoxFuture, Conversation};
+use zut_acp::{Backend, BoxFuture, Conversation, OpenRequest};
 use zut_agent::Agent;
 use zut_ext_host::{ui_channel, ExtensionHost};
 use zut_protocol::EventName;
 
-use crate::agent_mode::setup;
+use crate::agent_mode::{session, setup};
 use crate::args::GlobalArgs;
+use zut_session::Choice;
 
 /// Builds a conversation per `session/new` from the global flags.
 struct CliBackend {
@@ -19,9 +19,10 @@ struct CliBackend {
 }
 
 impl Backend for CliBackend {
-    fn open(&self, cwd: PathBuf) -> BoxFuture<'static, Result<Conversation, String>> {
+    fn open(&self, req: OpenRequest) -> BoxFuture<'static, Result<Conversation, String>> {
         let mut args = self.args.clone();
-        args.cwd = Some(cwd);
+        args.cwd = Some(req.cwd);
+        let keep = !args.no_session;
         Box::pin(async move {
             let mut setup = setup::build(&args).map_err(|e| format!("{e:#}"))?;
             // The client answers approvals (`session/request_permission`)
@@ -29,17 +30,56 @@ impl Backend for CliBackend {
             setup.agent.confirm_tools = args.no_yolo;
             setup.agent.reasoning_events = true;
             let provider = setup.provider?;
+            let (home, cwd) = (setup.agent.system.zut_home.clone(), setup.agent.cwd.clone());
+            // Each ACP session is a session file (new, or the one
+            // `session/load` names) unless `--no-session`.
+            let choice = match req.resume {
+                Some(id) => Some(Choice::Resume(id)),
+                None if keep => Some(Choice::New),
+                None => None,
+            };
+            let opened = match &choice {
+                Some(c) => Some(session::open(
+                    c,
+                    &home,
+                    &cwd,
+                    &setup.host_provider,
+                    &setup.host_model,
+                    "",
+                )?),
+                None => None,
+            };
+            let info = opened
+                .as_ref()
+                .map(|o| session::attach_to_host(o, &mut setup.host));
             let (ui_tx, ui_rx) = ui_channel();
             let (host, report) = ExtensionHost::start(setup.host, ui_tx).await;
             for e in &report.errors {
                 crate::errln!("zut: extension: {e}");
             }
             let host = Arc::new(host);
-            host.emit_session_event(EventName::SESSION_START, None);
-            let agent = Agent::new(provider, Some(host), setup.agent);
+            host.emit_session_event(EventName::SESSION_START, info.clone());
+            if info.is_some() {
+                host.emit_session_event(EventName::SESSION_OPENED, info);
+            }
+            let mut agent = Agent::new(provider, Some(host), setup.agent);
+            let session_id = opened.map(|o| {
+                let id = o.writer.meta().id.clone();
+                agent.attach_session(o.writer, o.snapshot.as_ref());
+                id
+            });
+            agent.set_file_access(req.files);
             let (controller, events) = zut_agent::Controller::new(agent, Some(ui_rx));
-            Ok(Conversation { controller, events })
+            Ok(Conversation {
+                controller,
+                events,
+                session_id,
+            })
         })
+    }
+
+    fn can_load(&self) -> bool {
+        !self.args.no_session
     }
 }
 

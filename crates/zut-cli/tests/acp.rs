@@ -112,7 +112,8 @@ async fn initialize_new_session_and_two_prompts_with_a_tool_call() {
             .block_task()
             .await?;
         assert_eq!(init.agent_info.unwrap().name, "zut");
-        assert!(!init.agent_capabilities.load_session);
+        // Sessions are kept in files, so session/load is offered.
+        assert!(init.agent_capabilities.load_session);
         let session = cx
             .send_request(NewSessionRequest::new(cwd))
             .block_task()
@@ -473,4 +474,260 @@ async fn permission_requests_thoughts_images_and_cancel() {
         "{}",
         reqs[2].raw_body
     );
+}
+
+/// `fs/*` delegation: a client offering `readTextFile` / `writeTextFile`
+/// serves its (unsaved) buffers to `read`, `edit` and `write`.
+#[tokio::test]
+async fn file_tools_go_through_the_clients_buffers() {
+    use agent_client_protocol::v1::schema::{
+        ClientCapabilities, FileSystemCapabilities, ReadTextFileRequest, ReadTextFileResponse,
+        WriteTextFileRequest, WriteTextFileResponse,
+    };
+    use std::collections::HashMap;
+    use std::path::PathBuf;
+
+    let env = TestEnv::new();
+    let root = env.project.canonicalize().unwrap();
+    std::fs::write(root.join("notes.txt"), "saved on disk\n").unwrap();
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_tool_call(
+        "r1",
+        "read",
+        r#"{"path":"notes.txt"}"#,
+    ));
+    server.push(Script::anthropic_tool_call(
+        "e1",
+        "edit",
+        r#"{"path":"notes.txt","edits":[{"oldText":"unsaved","newText":"edited"}]}"#,
+    ));
+    server.push(Script::anthropic_tool_call(
+        "w1",
+        "write",
+        r#"{"path":"new.txt","content":"fresh\n"}"#,
+    ));
+    server.push(Script::anthropic_text("done"));
+    let buffers: Arc<Mutex<HashMap<PathBuf, String>>> = Arc::new(Mutex::new(
+        [(root.join("notes.txt"), "unsaved buffer text\n".to_string())].into(),
+    ));
+    let (b1, b2) = (buffers.clone(), buffers.clone());
+    let run = Client
+        .v1()
+        .on_receive_request(
+            async move |req: ReadTextFileRequest, responder, _cx| {
+                let text = b1.lock().unwrap().get(&req.path).cloned();
+                match text {
+                    Some(t) => responder.respond(ReadTextFileResponse::new(t)),
+                    None => responder.respond_with_error(
+                        agent_client_protocol::Error::invalid_params().data("not open"),
+                    ),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: WriteTextFileRequest, responder, _cx| {
+                b2.lock().unwrap().insert(req.path, req.content);
+                responder.respond(WriteTextFileResponse::new())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .connect_with(zut_acp(&env, &server), {
+            let root = root.clone();
+            async move |cx: ConnectionTo<Agent>| {
+                let fs = FileSystemCapabilities::new()
+                    .read_text_file(true)
+                    .write_text_file(true);
+                cx.send_request(
+                    InitializeRequest::new(ProtocolVersion::V1)
+                        .client_capabilities(ClientCapabilities::new().fs(fs)),
+                )
+                .block_task()
+                .await?;
+                let sid = cx
+                    .send_request(NewSessionRequest::new(root))
+                    .block_task()
+                    .await?
+                    .session_id;
+                let r = cx
+                    .send_request(PromptRequest::new(sid, text("work on notes")))
+                    .block_task()
+                    .await?;
+                assert_eq!(r.stop_reason, StopReason::EndTurn);
+                Ok(())
+            }
+        });
+    tokio::time::timeout(Duration::from_secs(30), run)
+        .await
+        .expect("the ACP exchange timed out")
+        .expect("the ACP exchange failed");
+    let reqs = server.requests();
+    // read saw the buffer, not the disk.
+    assert!(
+        reqs[1].raw_body.contains("unsaved buffer text"),
+        "{}",
+        reqs[1].raw_body
+    );
+    assert!(!reqs[1].raw_body.contains("saved on disk"));
+    // edit and write went back to the buffers; the disk is untouched.
+    let b = buffers.lock().unwrap();
+    assert_eq!(b[&root.join("notes.txt")], "edited buffer text\n");
+    assert_eq!(b[&root.join("new.txt")], "fresh\n");
+    assert_eq!(
+        std::fs::read_to_string(root.join("notes.txt")).unwrap(),
+        "saved on disk\n"
+    );
+    assert!(!root.join("new.txt").exists());
+}
+
+/// `session/load`: a second `zut acp` process resumes the session file the
+/// first one wrote, replays it, and the conversation goes on.
+#[tokio::test]
+async fn session_load_replays_the_history_and_continues() {
+    use agent_client_protocol::v1::schema::LoadSessionRequest;
+
+    let env = TestEnv::new();
+    std::fs::write(env.project.join("notes.txt"), "the secret is 42\n").unwrap();
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_tool_call(
+        "call_1",
+        "read",
+        r#"{"path":"notes.txt"}"#,
+    ));
+    server.push(Script::anthropic_text("It is 42."));
+    server.push(Script::anthropic_text("Still 42."));
+    let cwd = env.project.clone();
+    let id: Arc<Mutex<String>> = Arc::default();
+    let id2 = id.clone();
+    with_client(zut_acp(&env, &server), async move |cx| {
+        cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
+            .block_task()
+            .await?;
+        let sid = cx
+            .send_request(NewSessionRequest::new(cwd))
+            .block_task()
+            .await?
+            .session_id;
+        *id2.lock().unwrap() = sid.0.to_string();
+        cx.send_request(PromptRequest::new(sid, text("what is the secret?")))
+            .block_task()
+            .await?;
+        Ok(())
+    })
+    .await;
+    let sid = id.lock().unwrap().clone();
+    assert!(!sid.starts_with("zut-"), "the session file's id: {sid}");
+    let (cwd, sid2) = (env.project.clone(), sid.clone());
+    let replayed = with_client(zut_acp(&env, &server), async move |cx| {
+        cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
+            .block_task()
+            .await?;
+        cx.send_request(LoadSessionRequest::new(sid2.clone(), cwd.clone()))
+            .block_task()
+            .await?;
+        let r = cx
+            .send_request(PromptRequest::new(sid2.clone(), text("and now?")))
+            .block_task()
+            .await?;
+        assert_eq!(r.stop_reason, StopReason::EndTurn);
+        // An id no file has is a clear error.
+        let bad = cx
+            .send_request(LoadSessionRequest::new("no-such-session", cwd))
+            .block_task()
+            .await;
+        assert!(bad.is_err());
+        Ok(())
+    })
+    .await;
+    let users: String = replayed
+        .iter()
+        .filter_map(|u| match u {
+            SessionUpdate::UserMessageChunk(c) => match &c.content {
+                ContentBlock::Text(t) => Some(t.text.clone()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert_eq!(users, "what is the secret?");
+    assert_eq!(message_text(&replayed), "It is 42.Still 42.");
+    let tool = replayed.iter().find_map(|u| match u {
+        SessionUpdate::ToolCall(c) => Some(c.title.clone()),
+        _ => None,
+    });
+    assert_eq!(tool.as_deref(), Some("read notes.txt"));
+    // The model saw the resumed history.
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    assert!(reqs[2].raw_body.contains("the secret is 42"));
+    assert!(reqs[2].raw_body.contains("and now?"));
+}
+
+/// An extension whose process dies in the middle of a turn: its tool call
+/// fails, the turn ends normally, the next prompt works.
+#[tokio::test]
+async fn an_extension_dying_mid_turn_fails_its_call_only() {
+    let env = TestEnv::new();
+    let ext = zut_test_support::python_extension(
+        &env.home.parent().unwrap().join("crasher"),
+        "crasher",
+        r#"import json, os, sys
+def emit(o):
+    sys.stdout.write(json.dumps(o) + "\n")
+    sys.stdout.flush()
+emit({"type": "hello", "protocol_version": 2, "name": "crasher", "version": "1.0.0"})
+for line in sys.stdin:
+    msg = json.loads(line)
+    t = msg.get("type")
+    if t == "hello_ack":
+        emit({"type": "register_tool", "name": "crash", "description": "dies",
+              "schema": {"type": "object", "properties": {}}})
+        emit({"type": "ready"})
+    elif t == "tool_call":
+        os._exit(3)
+    elif t == "shutdown":
+        emit({"type": "shutdown_ack"})
+        break
+"#,
+    );
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_tool_call("c1", "crash", "{}"));
+    server.push(Script::anthropic_text("the tool failed"));
+    server.push(Script::anthropic_text("still alive"));
+    let cwd = env.project.clone();
+    let ext_arg = ext.display().to_string();
+    let updates = with_client(
+        zut_acp_with(&env, &server, &["--no-ext", "--ext", &ext_arg]),
+        async move |cx| {
+            cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
+                .block_task()
+                .await?;
+            let sid = cx
+                .send_request(NewSessionRequest::new(cwd))
+                .block_task()
+                .await?
+                .session_id;
+            let r = cx
+                .send_request(PromptRequest::new(sid.clone(), text("crash it")))
+                .block_task()
+                .await?;
+            assert_eq!(r.stop_reason, StopReason::EndTurn);
+            let r = cx
+                .send_request(PromptRequest::new(sid, text("again")))
+                .block_task()
+                .await?;
+            assert_eq!(r.stop_reason, StopReason::EndTurn);
+            Ok(())
+        },
+    )
+    .await;
+    let failed = updates.iter().any(|u| match u {
+        SessionUpdate::ToolCallUpdate(c) => c.fields.status == Some(ToolCallStatus::Failed),
+        _ => false,
+    });
+    assert!(failed, "{updates:?}");
+    assert!(message_text(&updates).contains("still alive"));
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    assert!(reqs[1].raw_body.contains("crasher"), "{}", reqs[1].raw_body);
 }

@@ -22,6 +22,9 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// Optional live-output sink (see [`ProgressFn`]).
     pub progress: Option<ProgressFn>,
+    /// Where `read`, `write` and `edit` get and put text (an editor's
+    /// buffers over ACP); `None`: the disk.
+    pub files: Option<Arc<dyn crate::FileAccess>>,
 }
 
 impl ToolContext {
@@ -32,6 +35,7 @@ impl ToolContext {
             cwd: cwd.into(),
             cancel: CancellationToken::new(),
             progress: None,
+            files: None,
         }
     }
 
@@ -44,6 +48,12 @@ impl ToolContext {
     /// Sets the live-output sink.
     pub fn with_progress(mut self, progress: ProgressFn) -> Self {
         self.progress = Some(progress);
+        self
+    }
+
+    /// Routes `read`, `write` and `edit` through `files`.
+    pub fn with_files(mut self, files: Arc<dyn crate::FileAccess>) -> Self {
+        self.files = Some(files);
         self
     }
 
@@ -68,6 +78,7 @@ impl fmt::Debug for ToolContext {
             .field("cwd", &self.cwd)
             .field("cancelled", &self.cancel.is_cancelled())
             .field("progress", &self.progress.is_some())
+            .field("files", &self.files.is_some())
             .finish()
     }
 }

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::limits::*;
-use crate::{blocking, io_error_text, parse_args, ToolContext, ToolOutput};
+use crate::{blocking, io_error_text, parse_args, FileAccess, ToolContext, ToolOutput};
 
 #[derive(Deserialize)]
 struct EditArgs {
@@ -36,44 +36,94 @@ pub(crate) async fn run(args: &Value, ctx: &ToolContext) -> ToolOutput {
         Err(out) => return out,
     };
     let path = ctx.resolve(&a.path);
-    blocking("edit", move || edit_file(&a, &path)).await
+    match &ctx.files {
+        Some(files) => edit_via(files.as_ref(), a, path).await,
+        None => blocking("edit", move || edit_file(&a, &path)).await,
+    }
 }
 
 fn edit_file(a: &EditArgs, path: &Path) -> ToolOutput {
+    let raw = match read_for_edit(a, path) {
+        Ok(raw) => raw,
+        Err(out) => return out,
+    };
+    let (bytes, out) = match apply_edits(a, &raw) {
+        Ok(done) => done,
+        Err(out) => return out,
+    };
+    if let Err(e) = std::fs::write(path, &bytes) {
+        return ToolOutput::error(io_error_text("write", &a.path, &e));
+    }
+    out
+}
+
+/// Edits through the front end's [`FileAccess`] (an editor's buffers): the
+/// text comes from it and goes back to it. When it cannot read the file
+/// the edit works on the disk as usual.
+async fn edit_via(files: &dyn FileAccess, a: EditArgs, path: std::path::PathBuf) -> ToolOutput {
+    let text = match files.read_text(&path).await {
+        Ok(t) => t,
+        Err(_) => return blocking("edit", move || edit_file(&a, &path)).await,
+    };
+    if text.len() as u64 > EDIT_MAX_FILE_BYTES {
+        return ToolOutput::error(format!(
+            "Cannot edit {}: it has {} bytes, more than the {EDIT_MAX_FILE_BYTES}-byte edit limit.",
+            a.path,
+            text.len()
+        ));
+    }
+    let (bytes, out) = match apply_edits(&a, text.as_bytes()) {
+        Ok(done) => done,
+        Err(out) => return out,
+    };
+    let updated = String::from_utf8_lossy(&bytes).into_owned();
+    if let Err(e) = files.write_text(&path, &updated).await {
+        return ToolOutput::error(format!("Cannot write {}: {e}", a.path));
+    }
+    out
+}
+
+/// The file's bytes, after the checks (exists, not a directory, size).
+fn read_for_edit(a: &EditArgs, path: &Path) -> Result<Vec<u8>, ToolOutput> {
     let shown = a.path.as_str();
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return ToolOutput::error(format!(
+            return Err(ToolOutput::error(format!(
                 "Cannot edit {shown}: file not found. Use `write` to create a new file."
-            ))
+            )))
         }
-        Err(e) => return ToolOutput::error(io_error_text("edit", shown, &e)),
+        Err(e) => return Err(ToolOutput::error(io_error_text("edit", shown, &e))),
     };
     if meta.is_dir() {
-        return ToolOutput::error(format!("Cannot edit {shown}: it is a directory."));
+        return Err(ToolOutput::error(format!(
+            "Cannot edit {shown}: it is a directory."
+        )));
     }
     if meta.len() > EDIT_MAX_FILE_BYTES {
-        return ToolOutput::error(format!(
+        return Err(ToolOutput::error(format!(
             "Cannot edit {shown}: it has {} bytes, more than the {EDIT_MAX_FILE_BYTES}-byte edit limit. \
              Use `bash` (e.g. sed) for very large files.",
             meta.len()
-        ));
+        )));
     }
-    let raw = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) => return ToolOutput::error(io_error_text("read", shown, &e)),
-    };
+    std::fs::read(path).map_err(|e| ToolOutput::error(io_error_text("read", shown, &e)))
+}
+
+/// Applies the edits to `raw` (BOM and CRLF kept): the new bytes and the
+/// success output with its diff, or the error output.
+fn apply_edits(a: &EditArgs, raw: &[u8]) -> Result<(Vec<u8>, ToolOutput), ToolOutput> {
+    let shown = a.path.as_str();
     let (bom, body) = match raw.strip_prefix(b"\xEF\xBB\xBF".as_slice()) {
         Some(rest) => (true, rest),
-        None => (false, raw.as_slice()),
+        None => (false, raw),
     };
     let text = match std::str::from_utf8(body) {
         Ok(t) if !t.contains('\0') => t,
         _ => {
-            return ToolOutput::error(format!(
+            return Err(ToolOutput::error(format!(
                 "Cannot edit {shown}: it is not UTF-8 text. Use `bash` for binary files."
-            ))
+            )))
         }
     };
     let crlf = text.contains("\r\n");
@@ -94,20 +144,22 @@ fn edit_file(a: &EditArgs, path: &Path) -> ToolOutput {
         let old = op.old_text.replace("\r\n", "\n");
         let new = op.new_text.replace("\r\n", "\n");
         if old.is_empty() {
-            return ToolOutput::error(format!("{label}oldText must not be empty."));
+            return Err(ToolOutput::error(format!(
+                "{label}oldText must not be empty."
+            )));
         }
         if old == new {
-            return ToolOutput::error(format!(
+            return Err(ToolOutput::error(format!(
                 "{label}oldText and newText are identical; nothing would change."
-            ));
+            )));
         }
         let starts = match_starts(&original, &old);
         match starts.len() {
             0 => {
-                return ToolOutput::error(format!(
+                return Err(ToolOutput::error(format!(
                     "{label}oldText was not found in {shown}. {}",
                     not_found_hint(&original, &old)
-                ))
+                )))
             }
             1 => spans.push((starts[0], starts[0] + old.len(), new, i + 1)),
             n => {
@@ -121,21 +173,21 @@ fn edit_file(a: &EditArgs, path: &Path) -> ToolOutput {
                 } else {
                     String::new()
                 };
-                return ToolOutput::error(format!(
+                return Err(ToolOutput::error(format!(
                     "{label}oldText matches {n} times in {shown} (at lines {}{more}); it must match \
                      exactly once. Include more surrounding lines in oldText to pick one location.",
                     lines.join(", ")
-                ));
+                )));
             }
         }
     }
     spans.sort_by_key(|s| s.0);
     for pair in spans.windows(2) {
         if pair[1].0 < pair[0].1 {
-            return ToolOutput::error(format!(
+            return Err(ToolOutput::error(format!(
                 "edits {} and {} overlap; merge them into one edit.",
                 pair[0].3, pair[1].3
-            ));
+            )));
         }
     }
     let mut updated = String::with_capacity(original.len());
@@ -155,9 +207,6 @@ fn edit_file(a: &EditArgs, path: &Path) -> ToolOutput {
         bytes.extend_from_slice(updated.replace('\n', "\r\n").as_bytes());
     } else {
         bytes.extend_from_slice(updated.as_bytes());
-    }
-    if let Err(e) = std::fs::write(path, &bytes) {
-        return ToolOutput::error(io_error_text("write", shown, &e));
     }
 
     let diff = similar::TextDiff::from_lines(&original, &updated)
@@ -179,11 +228,12 @@ fn edit_file(a: &EditArgs, path: &Path) -> ToolOutput {
     } else {
         diff
     };
-    ToolOutput::text(format!(
+    let out = ToolOutput::text(format!(
         "Edited {shown} ({} replacement{}).\n\n{diff}",
         spans.len(),
         if spans.len() == 1 { "" } else { "s" }
-    ))
+    ));
+    Ok((bytes, out))
 }
 
 /// Every start offset of `needle` in `hay`, overlapping ones included.

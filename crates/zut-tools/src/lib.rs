@@ -10,6 +10,7 @@
 mod bash;
 mod context;
 mod edit;
+mod files;
 mod grep;
 pub mod limits;
 mod output;
@@ -24,6 +25,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 pub use context::{ProgressFn, ToolContext};
+pub use files::{FileAccess, FileFuture};
 pub use output::{ToolContent, ToolOutput};
 pub use schema::{builtin_tool, builtin_tools, ToolDef, BUILTIN_NAMES};
 pub use validate::{validate_args, ArgValidator};

@@ -24,7 +24,53 @@ pub(crate) async fn run(args: &Value, ctx: &ToolContext) -> ToolOutput {
         Err(out) => return out,
     };
     let path = ctx.resolve(&a.path);
+    if let Some(files) = ctx.files.clone() {
+        let probe = path.clone();
+        if blocking_bool(move || is_text_or_missing(&probe)).await {
+            if let Ok(text) = files.read_text(&path).await {
+                return read_text(&a, text);
+            }
+        }
+    }
     blocking("read", move || read_file(&a, &path)).await
+}
+
+/// Runs a probe off the async threads.
+async fn blocking_bool(f: impl FnOnce() -> bool + Send + 'static) -> bool {
+    tokio::task::spawn_blocking(f).await.unwrap_or(false)
+}
+
+/// Whether the disk has nothing at `path`, or a regular file whose first
+/// bytes are text (not an image, not binary): the files a front end's
+/// [`crate::FileAccess`] may serve.
+fn is_text_or_missing(path: &Path) -> bool {
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) => return e.kind() == std::io::ErrorKind::NotFound,
+    };
+    if !meta.is_file() {
+        return false;
+    }
+    let Ok(mut file) = File::open(path) else {
+        return false;
+    };
+    match read_head(&mut file, READ_SNIFF_BYTES) {
+        Ok(head) => sniff_image(&head).is_none() && binary_reason(&head, meta.len()).is_none(),
+        Err(_) => false,
+    }
+}
+
+/// `read` of text served by the front end.
+fn read_text(a: &ReadArgs, text: String) -> ToolOutput {
+    let shown = a.path.as_str();
+    if text.is_empty() {
+        return ToolOutput::text(format!("{shown} is empty (0 bytes)."));
+    }
+    let len = text.len() as u64;
+    match number_lines(std::io::Cursor::new(text.into_bytes()), a, shown, len) {
+        Ok(out) => out,
+        Err(e) => ToolOutput::error(io_error_text("read", shown, &e)),
+    }
 }
 
 fn read_file(a: &ReadArgs, path: &Path) -> ToolOutput {

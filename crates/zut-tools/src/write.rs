@@ -38,7 +38,11 @@ pub(crate) async fn run(args: &Value, ctx: &ToolContext) -> ToolOutput {
             }
         }
     }
-    if let Err(e) = tokio::fs::write(&path, a.content.as_bytes()).await {
+    if let Some(files) = &ctx.files {
+        if let Err(e) = files.write_text(&path, &a.content).await {
+            return ToolOutput::error(format!("Cannot write {}: {e}", a.path));
+        }
+    } else if let Err(e) = tokio::fs::write(&path, a.content.as_bytes()).await {
         return ToolOutput::error(io_error_text("write", &a.path, &e));
     }
     let lines = a.content.lines().count();
