@@ -7,7 +7,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use base64::Engine;
-use serde_json::Value;
 use tokio::task::JoinSet;
 use zut_agent::controller::{CommandOutcome, JobOutcome};
 use zut_agent::transcript::{json_blocks, now_rfc3339};
@@ -16,6 +15,7 @@ use zut_providers::{Message, Part, Role};
 
 use super::forward::Tag;
 use super::output::Out;
+use super::parse::{parse, Context, Line};
 use super::wire::*;
 
 /// Opt-in capability names accepted in `hello`.
@@ -50,74 +50,19 @@ impl Dispatcher {
     /// Handles one input line.
     pub fn line(&mut self, line: &[u8]) -> Next {
         while self.tasks.try_join_next().is_some() {}
-        let text = String::from_utf8_lossy(line);
-        let text = text.trim();
-        if text.is_empty() {
-            return Next::Continue;
+        let cx = Context {
+            authed: self.out.authed(),
+            commands: self.commands.load(Ordering::Relaxed),
+            ext_ui: self.ext_ui.load(Ordering::Relaxed),
+        };
+        match parse(line, cx) {
+            Line::Blank => Next::Continue,
+            Line::Refused(r) => {
+                self.respond(r);
+                Next::Continue
+            }
+            Line::Request(p) => self.request(p.id, &p.kind, p.request),
         }
-        let value: Value = match serde_json::from_str(text) {
-            Ok(v @ Value::Object(_)) => v,
-            Ok(_) => {
-                self.respond(Response::err(
-                    None,
-                    "",
-                    "malformed json: expected an object",
-                ));
-                return Next::Continue;
-            }
-            Err(e) => {
-                self.respond(Response::err(None, "", format!("malformed json: {e}")));
-                return Next::Continue;
-            }
-        };
-        let id = match value.get("id") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) if s.is_empty() => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(other) => {
-                self.respond(Response::err(
-                    None,
-                    "",
-                    format!("malformed json: id must be a string, got {other}"),
-                ));
-                return Next::Continue;
-            }
-        };
-        let kind = value
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
-        if !self.out.authed() && kind != "hello" {
-            self.respond(Response::err(
-                id,
-                &kind,
-                "auth required: send hello with token first",
-            ));
-            return Next::Continue;
-        }
-        // A client that did not opt in sees exactly the Go protocol.
-        let allowed = match kind.as_str() {
-            "command" | "reload_ext" => self.commands.load(Ordering::Relaxed),
-            "panel_key" | "panel_close" => self.ext_ui.load(Ordering::Relaxed),
-            _ => true,
-        };
-        let request = match serde_json::from_value::<Request>(value) {
-            Ok(r) if allowed => r,
-            Err(e) if allowed && is_known(&kind) => {
-                self.respond(Response::err(
-                    id,
-                    &kind,
-                    format!("invalid {kind} request: {e}"),
-                ));
-                return Next::Continue;
-            }
-            _ => {
-                self.respond(Response::err(id, &kind, "unknown command"));
-                return Next::Continue;
-            }
-        };
-        self.request(id, &kind, request)
     }
 
     fn request(&mut self, id: Option<String>, kind: &str, request: Request) -> Next {
@@ -368,27 +313,6 @@ fn command_ok(
             extension,
             text,
         }),
-    )
-}
-
-fn is_known(kind: &str) -> bool {
-    matches!(
-        kind,
-        "hello"
-            | "prompt"
-            | "abort"
-            | "compact"
-            | "get_state"
-            | "get_messages"
-            | "clear"
-            | "set_model"
-            | "set_reasoning"
-            | "get_models"
-            | "ping"
-            | "command"
-            | "panel_key"
-            | "panel_close"
-            | "reload_ext"
     )
 }
 
