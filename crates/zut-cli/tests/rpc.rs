@@ -5,194 +5,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+mod rpc_support;
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use common::*;
+use rpc_support::*;
 use serde_json::{json, Value};
 use zut_llm_server::{LlmServer, Script};
-
-/// A running `zut rpc` with a reader thread collecting stdout lines.
-struct Rpc {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
-}
-
-impl Rpc {
-    fn start(env: &TestEnv, server: &LlmServer, extra: &[&str], envs: &[(&str, &str)]) -> Self {
-        let mut cmd = zut_cmd(env, &["rpc"]);
-        cmd.args([
-            "--provider",
-            "anthropic",
-            "--base-url",
-            &server.url(),
-            "--api-key",
-            "sk-rpc",
-            "--model",
-            "test-model",
-            "--no-ext",
-        ])
-        .args(extra)
-        .env_remove("ZUTCORE_RPC_TOKEN")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-        for (k, v) in envs {
-            cmd.env(k, v);
-        }
-        let mut child = cmd.spawn().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let stdin = child.stdin.take();
-        Self {
-            child,
-            stdin,
-            lines,
-        }
-    }
-
-    fn send(&mut self, v: Value) {
-        self.send_raw(&v.to_string());
-    }
-
-    fn send_raw(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().unwrap();
-        stdin.write_all(line.as_bytes()).unwrap();
-        stdin.write_all(b"\n").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    fn next(&self) -> Value {
-        let line = self
-            .lines
-            .recv_timeout(Duration::from_secs(15))
-            .expect("no output line within 15 s");
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON: {line:?}: {e}"))
-    }
-
-    /// Lines up to and including the first one matching `pred`.
-    fn until(&self, pred: impl Fn(&Value) -> bool) -> Vec<Value> {
-        let mut out = Vec::new();
-        loop {
-            let v = self.next();
-            let stop = pred(&v);
-            out.push(v);
-            if stop {
-                return out;
-            }
-        }
-    }
-
-    /// The response with `id` (other lines are returned before it).
-    fn response(&self, id: &str) -> (Vec<Value>, Value) {
-        let mut lines = self.until(|v| v["type"] == "response" && v["id"] == id);
-        let r = lines.pop().unwrap();
-        (lines, r)
-    }
-
-    fn request(&mut self, v: Value) -> Value {
-        let id = v["id"].as_str().unwrap().to_string();
-        self.send(v);
-        self.response(&id).1
-    }
-
-    fn close(&mut self) {
-        self.stdin.take();
-    }
-
-    /// Closes stdin and returns the exit code and every remaining line.
-    fn finish(mut self) -> (i32, Vec<Value>, String) {
-        self.close();
-        let mut rest = Vec::new();
-        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(15)) {
-            rest.push(serde_json::from_str(&line).unwrap());
-        }
-        let out = self.child.wait_with_output().unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            rest,
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.id()
-    }
-}
-
-fn types(lines: &[Value]) -> Vec<String> {
-    lines
-        .iter()
-        .map(|v| v["type"].as_str().unwrap_or("?").to_string())
-        .collect()
-}
-
-fn is_done(v: &Value) -> bool {
-    v["type"] == "done"
-}
-
-/// A Python extension `name` in the env's scratch dir: the hello line is
-/// sent, then `on_msg` (Python, with `m` the parsed frame and `send`) runs
-/// for every frame; `hello_ack` → `on_ack` (registrations), then `ready`.
-fn py_ext(env: &TestEnv, name: &str, on_ack: &str, on_msg: &str) -> PathBuf {
-    let dir = root(env).join("exts").join(name);
-    let body = format!(
-        r#"import json, sys, os, time
-def send(o):
-    sys.stdout.write(json.dumps(o) + "\n"); sys.stdout.flush()
-send({{"type":"hello","name":"{name}","version":"1","protocol_version":2}})
-for line in sys.stdin:
-    m = json.loads(line)
-    t = m.get("type")
-    if t == "hello_ack":
-{ack}
-        send({{"type":"ready"}})
-        continue
-    if t == "shutdown":
-        open(os.path.join(os.environ.get("MARK_DIR", "."), "{name}.shutdown"), "w").write("1")
-        break
-{body}
-"#,
-        ack = indent(on_ack, 8),
-        body = indent(on_msg, 4)
-    );
-    zut_test_support::python_extension(&dir, name, &body)
-}
-
-fn indent(code: &str, n: usize) -> String {
-    let pad = " ".repeat(n);
-    let lines: Vec<String> = code
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| format!("{pad}{l}"))
-        .collect();
-    if lines.is_empty() {
-        format!("{pad}pass")
-    } else {
-        lines.join("\n")
-    }
-}
-
-fn root(env: &TestEnv) -> PathBuf {
-    env.home.parent().unwrap().to_path_buf()
-}
-
-fn ext_arg(dir: &Path) -> String {
-    dir.display().to_string()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn m4_prompt_started_events_one_done_and_fifo() {
@@ -696,11 +516,19 @@ async fn slow_reader_keeps_memory_bounded_and_abort_still_ends_the_turn() {
     let mut rpc = Rpc::start(&env, &server, &[], &[]);
     rpc.send(json!({"id":"1","type":"prompt","message":"x"}));
     rpc.until(|v| v["type"] == "text_delta");
-    // Stop reading while the reply streams.
-    std::thread::sleep(Duration::from_secs(3));
+    // Stop reading stdout while the reply streams: the pipe fills, zut's
+    // writer blocks, and the backlog must not grow with the reply.
+    rpc.pause_reading();
+    std::thread::sleep(Duration::from_secs(2));
     let rss = rss_of(rpc.pid());
+    // An abort sent while nobody reads still ends the turn.
     rpc.send(json!({"id":"a","type":"abort"}));
+    std::thread::sleep(Duration::from_millis(300));
+    let rss_after_abort = rss_of(rpc.pid());
+    rpc.resume_reading();
     let lines = rpc.until(is_done);
+    let abort = lines.iter().find(|v| v["id"] == "a").unwrap();
+    assert_eq!(abort["success"], true);
     let turn_end = lines.iter().find(|v| v["type"] == "turn_end").unwrap();
     assert_eq!(turn_end["stop"], "aborted");
     let streamed: usize = lines
@@ -709,21 +537,15 @@ async fn slow_reader_keeps_memory_bounded_and_abort_still_ends_the_turn() {
         .map(|v| v["delta"].as_str().unwrap().len())
         .sum();
     assert!(streamed > 0, "text reached the client");
-    assert!(
-        rss < 64 * 1024,
-        "RSS {rss} KiB while 2 MB streamed to a client that did not read"
-    );
+    for kib in [rss, rss_after_abort] {
+        assert!(
+            kib < 64 * 1024,
+            "RSS {kib} KiB while 2 MB streamed to a client that did not read"
+        );
+    }
+    let r = rpc.request(json!({"id":"p","type":"ping"}));
+    assert_eq!(r["success"], true);
     assert_eq!(rpc.finish().0, 0);
-}
-
-fn rss_of(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next())
-        .and_then(|n| n.parse().ok())
-        .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -884,4 +706,70 @@ async fn rust_sdk_example_extension_in_rpc_mode() {
     assert_eq!(result["is_error"], false, "{result}");
     assert_eq!(result["content"][0]["text"], "Hello, rpc!");
     assert_eq!(rpc.finish().0, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_aborts_the_turn_stops_extensions_and_exits_0() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    server.push(
+        Script::anthropic_text("never finished")
+            .delta_bytes(2)
+            .hang_after(4),
+    );
+    server.push(Script::anthropic_text("queued, never run"));
+    let ext = py_ext(&env, "watcher", "", "");
+    let e = ext_arg(&ext);
+    let marks = root(&env).join("marks");
+    std::fs::create_dir_all(&marks).unwrap();
+    let mut rpc = Rpc::start(
+        &env,
+        &server,
+        &["--ext", &e],
+        &[("MARK_DIR", marks.to_str().unwrap())],
+    );
+    rpc.send(json!({"id":"1","type":"prompt","message":"x"}));
+    rpc.send(json!({"id":"2","type":"prompt","message":"y"}));
+    rpc.until(|v| v["type"] == "text_delta");
+    rpc.signal(libc::SIGTERM);
+    // stdin stays open: the signal alone ends the process.
+    let (code, rest, stderr) = rpc.wait();
+    assert_eq!(code, 0, "{stderr}");
+    let turn_end = rest.iter().find(|v| v["type"] == "turn_end").unwrap();
+    assert_eq!(turn_end["stop"], "aborted");
+    assert!(types(&rest).contains(&"done".to_string()));
+    assert!(!types(&rest).contains(&"error".to_string()), "{rest:?}");
+    // The queued prompt never reached the model.
+    assert_eq!(server.request_count(), 1);
+    assert!(
+        marks.join("watcher.shutdown").exists(),
+        "extension got shutdown"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_signal_during_a_hung_shutdown_exits_at_once() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_text("unreached"));
+    // An interceptor that never answers holds the turn (and with it the
+    // graceful shutdown) for the protocol's 5 s.
+    let ext = py_ext(
+        &env,
+        "hanger",
+        r#"send({"type":"subscribe","intercept":["turn_start"]})"#,
+        "",
+    );
+    let e = ext_arg(&ext);
+    let mut rpc = Rpc::start(&env, &server, &["--ext", &e], &[]);
+    rpc.send(json!({"id":"1","type":"prompt","message":"x"}));
+    rpc.until(|v| v["type"] == "turn_start");
+    rpc.signal(libc::SIGINT);
+    rpc.wait_stderr("zut: rpc: stopping");
+    rpc.signal(libc::SIGTERM);
+    let (code, _, stderr) = rpc.wait();
+    // 128 + SIGTERM: the forced exit (the graceful one is 0).
+    assert_eq!(code, 143, "{stderr}");
+    assert!(stderr.contains("second signal"), "{stderr}");
+    assert_eq!(server.request_count(), 0);
 }

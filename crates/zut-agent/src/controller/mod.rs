@@ -10,6 +10,7 @@
 //! job start/finish markers.
 
 mod commands;
+mod drop_queued;
 mod events;
 mod jobs;
 pub mod models;
