@@ -136,6 +136,8 @@ pub struct App {
     /// When Esc was pressed on an idle, empty editor (a second one opens
     /// the session tree).
     pub last_esc: Option<Instant>,
+    /// Widgets were moved above the editor with Ctrl+B (no sidebar).
+    pub sidebar_hidden: bool,
 }
 
 impl App {
@@ -162,6 +164,7 @@ impl App {
             files_requested: false,
             picker: None,
             last_esc: None,
+            sidebar_hidden: false,
         }
     }
 
@@ -283,6 +286,9 @@ impl App {
         }
         if self.picker.is_some() {
             return crate::pickers::key(self, key);
+        }
+        if crate::sidebar::toggle_key(self, key) {
+            return Vec::new();
         }
         if let Some(c) = keymap::typed_char(key) {
             self.editor.insert_char(c);
@@ -550,10 +556,10 @@ impl App {
             AgentEvent::ExtWidget {
                 extension,
                 id,
+                position,
                 title,
                 lines,
-                ..
-            } => self.chrome.widget(extension, id, title, lines),
+            } => self.chrome.widget(extension, id, position, title, lines),
             AgentEvent::ExtWidgetClear { extension, id } => self.chrome.widget_clear(extension, id),
             AgentEvent::ExtAlert { kind, .. } if kind == "bell" => {
                 self.bell_pending |= self.alerts_enabled;

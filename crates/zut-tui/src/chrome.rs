@@ -24,6 +24,8 @@ const MAX_LINE_CHARS: usize = 1000;
 /// A widget's content.
 #[derive(Debug, Clone, PartialEq)]
 struct Widget {
+    /// `position: "right_bar"`: shown in the sidebar when there is room.
+    side: bool,
     title: String,
     lines: Vec<String>,
 }
@@ -99,18 +101,35 @@ impl Chrome {
         }
     }
 
-    /// `widget`: replaces the widget; a blank id is ignored.
-    pub fn widget(&mut self, ext: &str, id: &str, title: &str, lines: &[String]) {
+    /// `widget`: replaces the widget; a blank id is ignored. `right_bar`
+    /// widgets go to the sidebar on wide terminals ([`crate::sidebar`]);
+    /// every other position is `above_input` (protocol.md §6.10).
+    pub fn widget(&mut self, ext: &str, id: &str, position: &str, title: &str, lines: &[String]) {
         if id.trim().is_empty() {
             return;
         }
         self.widgets.insert(
             (ext.to_string(), id.to_string()),
             Widget {
+                side: position.trim() == "right_bar",
                 title: clean(title),
                 lines: clean_lines(lines),
             },
         );
+    }
+
+    /// `right_bar` widgets as (extension, title, lines), sorted by
+    /// extension then id.
+    pub fn side_widgets(&self) -> impl Iterator<Item = (&str, &str, &[String])> {
+        self.widgets
+            .iter()
+            .filter(|(_, w)| w.side)
+            .map(|((ext, _), w)| (ext.as_str(), w.title.as_str(), w.lines.as_slice()))
+    }
+
+    /// Whether a `right_bar` widget is shown.
+    pub fn has_side_widgets(&self) -> bool {
+        self.widgets.values().any(|w| w.side)
     }
 
     /// `widget_clear`.
@@ -211,10 +230,11 @@ impl Chrome {
         rows
     }
 
-    /// Widget rows (at most [`MAX_WIDGET_ROWS`]).
-    pub fn widget_rows(&self, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    /// Widget rows above the editor (at most [`MAX_WIDGET_ROWS`]);
+    /// `right_bar` ones only when `with_side` (no sidebar).
+    pub fn widget_rows(&self, width: usize, with_side: bool, theme: &Theme) -> Vec<Line<'static>> {
         let mut rows = Vec::new();
-        for ((ext, _), w) in &self.widgets {
+        for ((ext, _), w) in self.widgets.iter().filter(|(_, w)| with_side || !w.side) {
             rows.push(wrap::truncate(
                 Line::from(Span::styled(format!("  [{ext}] {}", w.title), theme.accent)),
                 width,

@@ -28,6 +28,7 @@ pub mod pickers;
 mod run;
 pub mod sanitize;
 mod shell;
+pub mod sidebar;
 pub mod status;
 pub mod stream;
 pub mod terminal;

@@ -29,7 +29,15 @@ pub struct Live {
 /// Composes the live area for a terminal of `app.size`.
 pub fn compose(app: &mut App, now: Instant) -> Live {
     let (w, h) = app.size;
-    let width = w as usize;
+    let split = crate::sidebar::Split::of(
+        w as usize,
+        app.chrome.has_side_widgets(),
+        app.sidebar_hidden,
+    );
+    // The transcript is written at the chat's width, so scrollback rows
+    // never run under the sidebar.
+    app.transcript.set_width(split.chat);
+    let width = split.chat;
     if w < MIN_SIZE.0 || h < MIN_SIZE.1 {
         let long = format!(
             "terminal too small ({w}x{h}, need {}x{})",
@@ -59,7 +67,7 @@ pub fn compose(app: &mut App, now: Instant) -> Live {
     let status_rows = app.status.rows(width, &app.theme, now);
     let mut bottom: Vec<Line<'static>> = Vec::new();
     // Extension widgets, then status items, above the popup and status bar.
-    bottom.extend(app.chrome.widget_rows(width, &app.theme));
+    bottom.extend(app.chrome.widget_rows(width, split.side == 0, &app.theme));
     bottom.extend(app.chrome.status_rows(width, &app.theme));
     if let Some((_, files)) = app.file_picker() {
         bottom.extend(file_rows(app, &files, width));
@@ -107,6 +115,14 @@ pub fn compose(app: &mut App, now: Instant) -> Live {
     rows.extend(bottom);
     if rows.len() > h as usize {
         rows.drain(..rows.len() - h as usize);
+    }
+    let mut offset = offset;
+    if split.side > 0 {
+        let max = rows.len().max(h as usize * 2 / 3);
+        let side = crate::sidebar::rows(&app.chrome, split.side, max, &app.theme);
+        let (joined, pad) = crate::sidebar::join(rows, side, split, app.theme.border);
+        rows = joined;
+        offset += pad;
     }
     let cursor_row = (offset + editor_top + cy as usize).min(rows.len().saturating_sub(1));
     Live {
