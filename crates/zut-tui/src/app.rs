@@ -504,6 +504,7 @@ impl App {
             }
             "clear" => {
                 self.notes.clear();
+                self.chrome.load_failures = 0;
                 vec![
                     Effect::Command {
                         name: "clear".into(),

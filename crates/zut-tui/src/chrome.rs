@@ -52,6 +52,9 @@ pub struct Chrome {
     widgets: BTreeMap<(String, String), Widget>,
     /// The open panel.
     pub panel: Option<Panel>,
+    /// Extensions that failed to load at the last (re)load; a red row says
+    /// so until a reload without errors or `/clear`.
+    pub load_failures: usize,
 }
 
 /// One line of outside text made safe and bounded.
@@ -226,6 +229,9 @@ impl Chrome {
                 "  ... extension statuses truncated ...",
                 theme.dim,
             )));
+        }
+        if let Some(row) = crate::load_errors::summary(self.load_failures, theme.error) {
+            rows.insert(0, wrap::truncate(row, width));
         }
         rows
     }

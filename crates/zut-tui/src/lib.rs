@@ -22,6 +22,7 @@ pub mod highlight;
 pub mod history;
 pub mod inline;
 pub mod keymap;
+pub mod load_errors;
 pub mod markdown;
 pub mod panel_keys;
 pub mod pickers;

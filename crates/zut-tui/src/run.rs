@@ -217,10 +217,7 @@ fn conversation(app: &mut App, ev: TuiEvent) -> Vec<Effect> {
         TuiEvent::ExtensionsReady { commands, errors } => {
             app.set_extension_commands(commands);
             app.status.loading_extensions = false;
-            for e in errors {
-                app.transcript
-                    .notice(&format!("extension load error: {e}"), app.theme.error);
-            }
+            crate::load_errors::show(app, &errors);
             Vec::new()
         }
         TuiEvent::Replay(events) => {

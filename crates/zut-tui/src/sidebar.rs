@@ -58,6 +58,16 @@ impl Split {
     }
 }
 
+/// The chat's width for `app` (the terminal's, less the sidebar).
+pub fn chat_width(app: &App) -> usize {
+    Split::of(
+        app.size.0 as usize,
+        app.chrome.has_side_widgets(),
+        app.sidebar_hidden,
+    )
+    .chat
+}
+
 /// Ctrl+B with widgets shown moves them between the sidebar and the rows
 /// above the editor; returns whether the key was taken (without widgets
 /// Ctrl+B stays the editor's cursor-left).

@@ -139,3 +139,28 @@ fn ctrl_b_without_widgets_moves_the_cursor_and_the_sidebar_is_bounded() {
     });
     assert!(!live(&mut a).contains('│'));
 }
+
+#[test]
+fn load_error_at_start_keeps_its_lines_and_a_summary_row_until_clear() {
+    let mut a = app(90, 12);
+    let msg = "Extension broken failed to start.\n\n  exec: \"./does-not-exist\" (declared language: \"go\")\n  error: fork/exec /home/u/.zut/extensions/broken/does-not-exist: no such file or directory\n  extension directory: /home/u/.zut/extensions/broken\n  stderr log: /home/u/.zut/logs/ext-broken.log";
+    zut_tui::load_errors::show(&mut a, &[msg.to_string()]);
+    let scrollback: Vec<String> = a
+        .transcript
+        .take_rows()
+        .iter()
+        .map(|r| r.to_string())
+        .collect();
+    let screen = live(&mut a);
+    insta::assert_snapshot!(format!("{}\n=== live ===\n{screen}", scrollback.join("\n")));
+    // A reload without errors takes the summary away.
+    zut_tui::load_errors::show(&mut a, &[]);
+    assert!(!live(&mut a).contains("failed to load"));
+    zut_tui::load_errors::show(&mut a, &[msg.to_string()]);
+    a.editor.insert("/clear");
+    a.key(
+        &KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE),
+        Instant::now(),
+    );
+    assert!(!live(&mut a).contains("failed to load"));
+}
