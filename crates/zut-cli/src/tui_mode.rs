@@ -137,11 +137,15 @@ pub fn run(args: &GlobalArgs) -> i32 {
     let cwd = setup.agent.cwd.clone();
     // config.json's `terminal_alerts_enabled` and the context window
     // (setup::build already reported any problem with the files).
-    let (alerts_enabled, context_window) = match crate::settings::load(args, setup.host.home.root())
-    {
-        Ok(s) => (s.terminal_alerts_enabled.value, s.context_window.value),
-        Err(_) => (true, None),
-    };
+    let (alerts_enabled, context_window, theme) =
+        match crate::settings::load(args, setup.host.home.root()) {
+            Ok(s) => (
+                s.terminal_alerts_enabled.value,
+                s.context_window.value,
+                s.theme.value,
+            ),
+            Err(_) => (true, None, String::new()),
+        };
     let status = zut_tui::Status {
         provider: setup.host_provider.clone(),
         model: setup.host_model.clone(),
@@ -157,6 +161,9 @@ pub fn run(args: &GlobalArgs) -> i32 {
         initial_prompt,
         alerts_enabled,
         cwd,
+        theme,
+        themes_dir: Some(setup.host.home.root().join("themes")),
+        config_path: Some(setup.host.home.root().join("config.json")),
     };
     // The conversation (model calls, tools, extensions) runs on its own
     // thread, so rendering never waits behind it.
@@ -253,6 +260,7 @@ async fn conversation(
         commands: extension_commands(&host),
         errors,
     });
+    let _ = tx.send(TuiEvent::ExtensionThemes(extension_themes(&host)));
     let Ok(provider) = setup.provider else {
         return;
     };
@@ -309,6 +317,23 @@ async fn conversation(
     let _ = tokio::time::timeout(Duration::from_secs(1), events).await;
 }
 
+/// `theme.json` and `themes/theme.json` of every loaded extension
+/// (sessions-themes-skills.md §2.1), as (extension name, file).
+fn extension_themes(host: &ExtensionHost) -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    for r in host.reports() {
+        for p in [
+            r.dir.join("theme.json"),
+            r.dir.join("themes").join("theme.json"),
+        ] {
+            if p.is_file() {
+                out.push((r.name.clone(), p));
+            }
+        }
+    }
+    out
+}
+
 /// The extension commands for the popup.
 fn extension_commands(host: &ExtensionHost) -> Vec<CommandInfo> {
     host.commands()
@@ -349,6 +374,7 @@ async fn run_command(
                             commands: extension_commands(host),
                             errors: r.errors.clone(),
                         });
+                        let _ = tx.send(TuiEvent::ExtensionThemes(extension_themes(host)));
                     }
                     CommandOutcome::Status(format!(
                         "reloaded: {} stopped, {} loaded ({} ready)",

@@ -138,6 +138,8 @@ pub struct App {
     pub last_esc: Option<Instant>,
     /// Widgets were moved above the editor with Ctrl+B (no sidebar).
     pub sidebar_hidden: bool,
+    /// Themes to choose from with `/theme`, and the one in use.
+    pub themes: crate::themes::Catalog,
 }
 
 impl App {
@@ -165,6 +167,7 @@ impl App {
             picker: None,
             last_esc: None,
             sidebar_hidden: false,
+            themes: crate::themes::Catalog::default(),
         }
     }
 
@@ -470,6 +473,7 @@ impl App {
         }
         match name {
             "exit" | "quit" => vec![Effect::Quit],
+            "theme" => crate::themes::command(self, args),
             "help" => {
                 let rows = crate::help::rows(&self.commands, self.size.0 as usize, &self.theme);
                 self.transcript.push_block(rows);

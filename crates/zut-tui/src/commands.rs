@@ -31,6 +31,7 @@ pub fn builtins() -> Vec<CommandInfo> {
         ("info", "provider, model, working directory, extensions"),
         ("copy", "copy the last reply to the clipboard (OSC 52)"),
         ("clear", "clear the conversation and notes"),
+        ("theme", "list themes; /theme <name> switches and saves it"),
         ("model", "pick a model; /model <id> switches"),
         (
             "reasoning",

@@ -34,6 +34,7 @@ pub mod status;
 pub mod stream;
 pub mod terminal;
 pub mod theme;
+pub mod themes;
 pub mod tool_view;
 pub mod transcript;
 pub mod view;
@@ -108,6 +109,8 @@ pub enum TuiEvent {
     /// A line of information for the transcript (resumed session, a
     /// failed save...).
     Info(String),
+    /// Theme files of the loaded extensions, as (extension name, file).
+    ExtensionThemes(Vec<(String, std::path::PathBuf)>),
     /// A picker to open, with its rows.
     Picker(pickers::Picker),
     /// The model or reasoning level changed.

@@ -34,6 +34,12 @@ pub struct Options {
     /// Whether extension `alert`s ring the bell (config
     /// `terminal_alerts_enabled`).
     pub alerts_enabled: bool,
+    /// Config `theme` (`auto` when empty).
+    pub theme: String,
+    /// `$ZUT_HOME/themes`.
+    pub themes_dir: Option<PathBuf>,
+    /// `$ZUT_HOME/config.json`, where `/theme` saves the choice.
+    pub config_path: Option<PathBuf>,
 }
 
 /// Runs the TUI until the user quits or a signal ends it; returns the exit
@@ -57,6 +63,13 @@ pub async fn run(
     let mut screen = InlineScreen::new(std::io::stdout(), size, top);
     let mut app = App::new(theme, size, opts.status, History::load(opts.history_path));
     app.alerts_enabled = opts.alerts_enabled;
+    crate::themes::start(
+        &mut app,
+        &opts.theme,
+        opts.themes_dir.as_deref(),
+        opts.config_path.clone(),
+    );
+    let themes_dir = opts.themes_dir.clone();
     // syntect's grammars load on the first code block, not at start (2.3
     // MiB resident measured with scripts/bench/tui).
     let (key_tx, mut keys) = mpsc::unbounded_channel::<Event>();
@@ -162,10 +175,10 @@ pub async fn run(
             ev = events.recv() => {
                 let Some(ev) = ev else { break };
                 let start = Instant::now();
-                pending.extend(conversation(&mut app, ev));
+                pending.extend(conversation(&mut app, ev, themes_dir.as_deref()));
                 while start.elapsed() < BATCH {
                     match events.try_recv() {
-                        Ok(ev) => pending.extend(conversation(&mut app, ev)),
+                        Ok(ev) => pending.extend(conversation(&mut app, ev, themes_dir.as_deref())),
                         Err(_) => break,
                     }
                 }
@@ -211,7 +224,7 @@ fn input(app: &mut App, screen: &mut InlineScreen<std::io::Stdout>, ev: Event) -
     }
 }
 
-fn conversation(app: &mut App, ev: TuiEvent) -> Vec<Effect> {
+fn conversation(app: &mut App, ev: TuiEvent, themes_dir: Option<&std::path::Path>) -> Vec<Effect> {
     match ev {
         TuiEvent::Agent(ev) => app.agent(&ev),
         TuiEvent::ExtensionsReady { commands, errors } => {
@@ -242,6 +255,10 @@ fn conversation(app: &mut App, ev: TuiEvent) -> Vec<Effect> {
         TuiEvent::JobFinished => app.job_finished(),
         TuiEvent::Picker(p) => {
             app.picker = Some(p);
+            Vec::new()
+        }
+        TuiEvent::ExtensionThemes(files) => {
+            crate::themes::extension_themes(app, themes_dir, &files);
             Vec::new()
         }
         TuiEvent::Settings { model, reasoning } => {
