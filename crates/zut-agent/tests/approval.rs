@@ -381,3 +381,31 @@ async fn reasoning_deltas_only_when_asked_for() {
         assert!(first_reasoning < first_text);
     }
 }
+
+#[tokio::test]
+async fn approvals_can_be_switched_on_and_off_between_jobs() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    // Starts in yolo mode: no request.
+    let (c, mut stream) = Controller::new(agent(&env, &server, "anthropic", None), None);
+    server.push(bash("t1", "echo yolo"));
+    server.push(Script::anthropic_text("ok"));
+    c.prompt(text("a"), None);
+    assert_eq!(approval_requests(&rest_of_job(&mut stream).await), 0);
+    // On: the next call asks.
+    c.set_confirm_tools(true);
+    server.push(bash("t2", "echo asked"));
+    server.push(Script::anthropic_text("ok"));
+    c.prompt(text("b"), None);
+    let (rid, id, ..) = next_request(&mut stream).await;
+    assert_eq!(id, "t2");
+    assert!(c.answer_approval(rid, ApprovalDecision::Once));
+    rest_of_job(&mut stream).await;
+    // Off again: yolo.
+    c.set_confirm_tools(false);
+    server.push(bash("t3", "echo yolo again"));
+    server.push(Script::anthropic_text("ok"));
+    c.prompt(text("c"), None);
+    assert_eq!(approval_requests(&rest_of_job(&mut stream).await), 0);
+    c.shutdown().await;
+}

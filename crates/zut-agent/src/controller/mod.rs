@@ -51,21 +51,20 @@ impl Controller {
     /// channel given to [`ExtensionHost::start`]) is drained into the event
     /// stream; pass `None` when the front end drains it itself.
     ///
-    /// With [`crate::AgentConfig::confirm_tools`] on, the controller
-    /// answers the agent's approval requests: each one shows up in the
-    /// stream as [`crate::AgentEvent::ToolApprovalRequested`] and waits for
+    /// The controller answers the agent's approval requests (when
+    /// [`crate::AgentConfig::confirm_tools`] is on, from the start or after
+    /// [`Controller::set_confirm_tools`]): each one shows up in the stream
+    /// as [`crate::AgentEvent::ToolApprovalRequested`] and waits for
     /// [`Controller::answer_approval`].
     pub fn new(mut agent: Agent, ui: Option<UiReceiver>) -> (Self, EventStream) {
         let reasoning = level_name(agent.config().reasoning).to_string();
         let shared = Arc::new(Shared::new(&agent, reasoning));
-        if agent.config().confirm_tools {
-            let weak = Arc::downgrade(&shared);
-            agent.set_approval_hook(Some(crate::approval::ApprovalHook::new(move |p| {
-                if let Some(shared) = weak.upgrade() {
-                    shared.lock().approvals.insert(p.request.id, p);
-                }
-            })));
-        }
+        let weak = Arc::downgrade(&shared);
+        agent.set_approval_hook(Some(crate::approval::ApprovalHook::new(move |p| {
+            if let Some(shared) = weak.upgrade() {
+                shared.lock().approvals.insert(p.request.id, p);
+            }
+        })));
         let events = EventQueue::new(1 + usize::from(ui.is_some()));
         let host = agent.host().cloned();
         if let Some(mut rx) = ui {
@@ -165,6 +164,21 @@ impl Controller {
     pub fn pending_approvals(&self) -> Vec<crate::approval::ApprovalRequest> {
         let st = self.shared.lock();
         st.approvals.values().map(|p| p.request.clone()).collect()
+    }
+
+    /// Turns interactive approval on (`--no-yolo`) or off (yolo) from the
+    /// next job on; turning it on forgets the remembered "always"
+    /// answers. (A request already waiting is answered with
+    /// [`Controller::answer_approval`].)
+    pub fn set_confirm_tools(&self, on: bool) {
+        {
+            let mut st = self.shared.lock();
+            st.pending.confirm_tools = Some(on);
+            if on {
+                st.pending.reset_approvals = true;
+            }
+        }
+        self.shared.wake.notify_one();
     }
 
     /// Forgets the remembered "always" approvals (from the next job on).

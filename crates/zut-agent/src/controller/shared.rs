@@ -19,6 +19,7 @@ pub(crate) struct Pending {
     pub(crate) provider: Option<Provider>,
     pub(crate) reasoning: Option<Reasoning>,
     pub(crate) reset_approvals: bool,
+    pub(crate) confirm_tools: Option<bool>,
 }
 
 pub(crate) struct Inner {
@@ -44,6 +45,9 @@ impl Inner {
         let changed = p.clear || p.provider.is_some() || p.reasoning.is_some();
         if p.reset_approvals {
             agent.reset_approvals();
+        }
+        if let Some(on) = p.confirm_tools {
+            agent.config_mut().confirm_tools = on;
         }
         if p.clear {
             agent.clear();
