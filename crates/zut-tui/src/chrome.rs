@@ -72,6 +72,27 @@ fn clean(text: &str) -> String {
     }
 }
 
+/// A panel line: bounded, safe SGR colours kept ([`crate::sgr`]).
+fn panel_line(text: &str) -> String {
+    let mut cut = text.len().min(MAX_LINE_CHARS * 4);
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    crate::sgr::keep(&text[..cut].replace('\n', " ↩ "))
+}
+
+fn panel_lines(lines: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = lines
+        .iter()
+        .take(MAX_LINES)
+        .map(|l| panel_line(l))
+        .collect();
+    if lines.len() > MAX_LINES {
+        out.push(format!("… {} more lines", lines.len() - MAX_LINES));
+    }
+    out
+}
+
 fn clean_lines(lines: &[String]) -> Vec<String> {
     let mut out: Vec<String> = lines.iter().take(MAX_LINES).map(|l| clean(l)).collect();
     if lines.len() > MAX_LINES {
@@ -159,7 +180,7 @@ impl Chrome {
             extension: ext.to_string(),
             id: id.to_string(),
             title: clean(title),
-            lines: clean_lines(lines),
+            lines: panel_lines(lines),
             footer: clean(footer),
         });
         displaced
@@ -180,7 +201,7 @@ impl Chrome {
                 if !title.is_empty() {
                     p.title = clean(title);
                 }
-                p.lines = clean_lines(lines);
+                p.lines = panel_lines(lines);
                 p.footer = clean(footer);
                 true
             }
@@ -298,19 +319,31 @@ impl Chrome {
         let footer_rows = if p.footer.trim().is_empty() { 0 } else { 2 };
         let body_max = max.saturating_sub(2 + footer_rows).max(1);
         for l in p.lines.iter().take(body_max) {
-            let t = l.trim_start_matches(' ');
+            let coloured = l.contains('\u{1b}');
+            let plain = if coloured {
+                crate::sanitize::clean(l).into_owned()
+            } else {
+                l.clone()
+            };
+            let t = plain.trim_start_matches(' ');
             let selected = t.starts_with("▸ ") || t.starts_with("● ") || t.starts_with('\u{200b}');
             let style = if selected {
                 theme.selected
-            } else if l.contains('✓') {
+            } else if plain.contains('✓') {
                 theme.success
+            } else if coloured {
+                // The line's own colours, from the default text style.
+                theme.text
             } else {
                 theme.dim
             };
-            rows.push(frame(Line::from(Span::styled(
-                l.replace('\u{200b}', ""),
-                style,
-            ))));
+            let text = l.replace('\u{200b}', "");
+            let line = if coloured {
+                Line::from(crate::sgr::spans(&text, style, theme))
+            } else {
+                Line::from(Span::styled(text, style))
+            };
+            rows.push(frame(line));
         }
         if footer_rows > 0 {
             rows.push(frame(Line::default()));

@@ -28,6 +28,7 @@ pub mod panel_keys;
 pub mod pickers;
 mod run;
 pub mod sanitize;
+pub mod sgr;
 mod shell;
 pub mod sidebar;
 pub mod status;

@@ -283,3 +283,50 @@ fn submit_and_insert_from_extensions() {
     });
     assert_eq!(a.editor.text(), "inserted");
 }
+
+#[test]
+fn panel_lines_keep_safe_sgr_colours_only() {
+    let mut a = App::new(
+        Theme::new(ColorDepth::TrueColor),
+        (60, 12),
+        Status::default(),
+        History::default(),
+    );
+    a.agent(&AgentEvent::ExtPanelOpen {
+        extension: "todo".into(),
+        panel: PanelContent {
+            id: "todos".into(),
+            title: "Todos".into(),
+            lines: vec![
+                "\u{1b}[2J\u{1b}[1;38;2;255;0;0mhot\u{1b}[0m plain\u{1b}]0;pwned\u{7}".into(),
+                "\u{1b}[5;8;32mgreen\u{1b}[10A".into(),
+            ],
+            footer: String::new(),
+        },
+    });
+    let live = view::compose(&mut a, Instant::now());
+    let row = |needle: &str| {
+        live.rows
+            .iter()
+            .find(|r| r.to_string().contains(needle))
+            .cloned()
+            .unwrap()
+    };
+    let hot = row("hot plain");
+    let span = hot.spans.iter().find(|s| s.content == "hot").unwrap();
+    assert_eq!(span.style.fg, Some(ratatui::style::Color::Rgb(255, 0, 0)));
+    assert!(span
+        .style
+        .add_modifier
+        .contains(ratatui::style::Modifier::BOLD));
+    let green = row("green");
+    let span = green.spans.iter().find(|s| s.content == "green").unwrap();
+    // Blink and hidden are dropped, the colour kept.
+    assert_eq!(span.style.fg, Some(ratatui::style::Color::Indexed(2)));
+    assert!(span.style.add_modifier.is_empty());
+    // Nothing of an escape reaches the rows.
+    for r in &live.rows {
+        assert!(!r.to_string().contains('\u{1b}'), "{r}");
+        assert!(!r.to_string().contains("pwned"), "{r}");
+    }
+}
