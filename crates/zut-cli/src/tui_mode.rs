@@ -261,6 +261,9 @@ async fn conversation(
         errors,
     });
     let _ = tx.send(TuiEvent::ExtensionThemes(extension_themes(&host)));
+    let _ = tx.send(TuiEvent::ToolGuards(
+        host.interceptors(EventName::TOOL_CALL),
+    ));
     let Ok(provider) = setup.provider else {
         return;
     };
@@ -375,6 +378,9 @@ async fn run_command(
                             errors: r.errors.clone(),
                         });
                         let _ = tx.send(TuiEvent::ExtensionThemes(extension_themes(host)));
+                        let _ = tx.send(TuiEvent::ToolGuards(
+                            host.interceptors(EventName::TOOL_CALL),
+                        ));
                     }
                     CommandOutcome::Status(format!(
                         "reloaded: {} stopped, {} loaded ({} ready)",

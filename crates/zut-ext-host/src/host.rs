@@ -165,6 +165,17 @@ impl ExtensionHost {
         crate::intercept::assistant_message(&self.shared(), text).await
     }
 
+    /// Names of the live extensions intercepting `event`, in load order
+    /// (the TUI names them when a call is refused).
+    pub fn interceptors(&self, event: &str) -> Vec<String> {
+        self.shared()
+            .extensions()
+            .iter()
+            .filter(|e| e.is_alive() && e.intercepts(event))
+            .map(|e| e.name.clone())
+            .collect()
+    }
+
     /// Whether any live extension intercepts `event`.
     pub fn has_interceptors(&self, event: &str) -> bool {
         self.shared()

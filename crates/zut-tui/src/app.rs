@@ -529,7 +529,10 @@ impl App {
 
     /// An agent event.
     pub fn agent(&mut self, ev: &AgentEvent) -> Vec<Effect> {
-        self.transcript.apply(ev, &self.theme);
+        match self.chrome.intercepts.annotate(ev) {
+            Some(shown) => self.transcript.apply(&shown, &self.theme),
+            None => self.transcript.apply(ev, &self.theme),
+        }
         match ev {
             AgentEvent::Usage(u) => self.status.usage(u),
             AgentEvent::RequestStarted { .. } | AgentEvent::AssistantStart => {

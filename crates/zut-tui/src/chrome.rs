@@ -52,6 +52,8 @@ pub struct Chrome {
     widgets: BTreeMap<(String, String), Widget>,
     /// The open panel.
     pub panel: Option<Panel>,
+    /// Who intercepts tool calls, and which calls ran.
+    pub intercepts: crate::intercept_view::Intercepts,
     /// Extensions that failed to load at the last (re)load; a red row says
     /// so until a reload without errors or `/clear`.
     pub load_failures: usize,

@@ -21,6 +21,7 @@ mod help;
 pub mod highlight;
 pub mod history;
 pub mod inline;
+pub mod intercept_view;
 pub mod keymap;
 pub mod load_errors;
 pub mod markdown;
@@ -110,6 +111,9 @@ pub enum TuiEvent {
     /// A line of information for the transcript (resumed session, a
     /// failed save...).
     Info(String),
+    /// Live extensions intercepting `tool_call` (named when they refuse a
+    /// call).
+    ToolGuards(Vec<String>),
     /// Theme files of the loaded extensions, as (extension name, file).
     ExtensionThemes(Vec<(String, std::path::PathBuf)>),
     /// A picker to open, with its rows.

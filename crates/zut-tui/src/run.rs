@@ -257,6 +257,10 @@ fn conversation(app: &mut App, ev: TuiEvent, themes_dir: Option<&std::path::Path
             app.picker = Some(p);
             Vec::new()
         }
+        TuiEvent::ToolGuards(names) => {
+            app.chrome.intercepts.tool_guards = names;
+            Vec::new()
+        }
         TuiEvent::ExtensionThemes(files) => {
             crate::themes::extension_themes(app, themes_dir, &files);
             Vec::new()
