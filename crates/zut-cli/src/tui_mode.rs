@@ -256,8 +256,10 @@ async fn conversation(
         host.emit_session_event(EventName::SESSION_OPENED, info);
     }
     let errors = report.errors.iter().map(ToString::to_string).collect();
+    // Skills are rediscovered with the commands (start-up, /reload-ext).
+    let skill_config = Arc::new(setup.agent.clone());
     let _ = tx.send(TuiEvent::ExtensionsReady {
-        commands: extension_commands(&host),
+        commands: extension_commands(&host, &skill_config),
         errors,
     });
     let _ = tx.send(TuiEvent::ExtensionThemes(extension_themes(&host)));
@@ -298,9 +300,9 @@ async fn conversation(
             Request::Command(name, args) => {
                 // Commands answer on their own task, so Esc (an abort) and
                 // panel keys are not stuck behind a slow extension.
-                let (ctrl, tx) = (ctrl.clone(), tx.clone());
+                let (ctrl, tx, cfg) = (ctrl.clone(), tx.clone(), skill_config.clone());
                 tokio::spawn(async move {
-                    let (label, outcome) = run_command(&ctrl, &name, &args, &tx).await;
+                    let (label, outcome) = run_command(&ctrl, &name, &args, &tx, &cfg).await;
                     let _ = tx.send(TuiEvent::CommandDone { label, outcome });
                 });
             }
@@ -337,26 +339,41 @@ fn extension_themes(host: &ExtensionHost) -> Vec<(String, PathBuf)> {
     out
 }
 
-/// The extension commands for the popup.
-fn extension_commands(host: &ExtensionHost) -> Vec<CommandInfo> {
-    host.commands()
+/// The extension commands for the popup, then `/skill:<name>` for every
+/// skill a user may invoke (names and aliases; built-ins hidden,
+/// sessions-themes-skills.md §3.4), marked `[skill]`.
+fn extension_commands(host: &ExtensionHost, config: &zut_agent::AgentConfig) -> Vec<CommandInfo> {
+    let mut out: Vec<CommandInfo> = host
+        .commands()
         .into_iter()
         .map(|c| CommandInfo {
             name: c.name,
             description: c.description,
             extension: Some(c.extension),
         })
-        .collect()
+        .collect();
+    let skills = zut_agent::skills::load(config, Some(host));
+    for s in skills.visible() {
+        for name in std::iter::once(&s.name).chain(&s.aliases) {
+            out.push(CommandInfo {
+                name: format!("skill:{name}"),
+                description: s.description_or_placeholder().to_string(),
+                extension: Some("skill".into()),
+            });
+        }
+    }
+    out
 }
 
-/// Runs `/name args` through the controller (built-ins it owns and
-/// extension commands); `/model` and `/reasoning` without an argument list
-/// the choices.
+/// Runs `/name args` through the controller (built-ins it owns, extension
+/// commands, `/skill:<name>`); a model or reasoning change is sent back for
+/// the status bar.
 async fn run_command(
     ctrl: &zut_agent::Controller,
     name: &str,
     args: &str,
     tx: &mpsc::UnboundedSender<TuiEvent>,
+    skill_config: &zut_agent::AgentConfig,
 ) -> (String, CommandOutcome) {
     let label = format!("/{name}");
     let outcome = match ctrl.command(name, args, None).await {
@@ -374,7 +391,7 @@ async fn run_command(
                 JobOutcome::Reload(r) => {
                     if let Some(host) = ctrl.host() {
                         let _ = tx.send(TuiEvent::ExtensionsReady {
-                            commands: extension_commands(host),
+                            commands: extension_commands(host, skill_config),
                             errors: r.errors.clone(),
                         });
                         let _ = tx.send(TuiEvent::ExtensionThemes(extension_themes(host)));

@@ -190,7 +190,9 @@ impl App {
         }
         let text = self.editor.text();
         let query = text.strip_prefix('/')?;
-        if query.contains(char::is_whitespace) || query.contains('/') {
+        if query.contains(char::is_whitespace)
+            || (query.contains('/') && !commands::is_skill(query))
+        {
             return None;
         }
         Some(commands::filter(&self.commands, query))

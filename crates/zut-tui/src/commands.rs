@@ -97,10 +97,18 @@ pub fn parse(text: &str) -> Option<(&str, &str)> {
         Some(i) => (&rest[..i], rest[i..].trim()),
         None => (rest.trim_end(), ""),
     };
-    if name.is_empty() || name.contains('/') {
+    // `/skill:<alias>` names may contain `/` (`/skill:backend/go`); any
+    // other name with a slash is a path.
+    if name.is_empty() || (name.contains('/') && !is_skill(name)) {
         return None;
     }
     Some((name, args))
+}
+
+/// Whether `name` is a `skill:<name>` invocation (prefix case-insensitive).
+pub fn is_skill(name: &str) -> bool {
+    name.get(..6)
+        .is_some_and(|h| h.eq_ignore_ascii_case("skill:"))
 }
 
 #[cfg(test)]
@@ -125,6 +133,11 @@ mod tests {
         assert_eq!(parse("/hello  world "), Some(("hello", "world")));
         assert_eq!(parse("/exit"), Some(("exit", "")));
         assert_eq!(parse("/usr/bin/ls"), None);
+        assert_eq!(
+            parse("/skill:backend/go-patterns fix it"),
+            Some(("skill:backend/go-patterns", "fix it"))
+        );
+        assert_eq!(parse("/Skill:a/b"), Some(("Skill:a/b", "")));
         assert_eq!(parse("hello"), None);
     }
 }
