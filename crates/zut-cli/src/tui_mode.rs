@@ -35,6 +35,7 @@ enum Request {
     },
     OpenPicker(zut_tui::pickers::PickerKind),
     Pick(zut_tui::pickers::PickerKind, String),
+    Approve(u64, zut_agent::approval::ApprovalDecision),
 }
 
 /// The TUI's handle on the conversation thread: requests go in order
@@ -79,6 +80,14 @@ impl Controller for ChannelController {
     fn pick(&mut self, kind: zut_tui::pickers::PickerKind, value: String) {
         let _ = self.tx.send(Request::Pick(kind, value));
     }
+
+    fn answer_approval(
+        &mut self,
+        request_id: u64,
+        decision: zut_agent::approval::ApprovalDecision,
+    ) {
+        let _ = self.tx.send(Request::Approve(request_id, decision));
+    }
 }
 
 /// Runs the interactive mode; returns the exit status.
@@ -97,6 +106,10 @@ pub fn run(args: &GlobalArgs) -> i32 {
     if let Err(e) = &setup.provider {
         return fail(e);
     }
+    // `--no-yolo`: every tool call waits for the confirmation dialog; the
+    // thinking indicator needs the reasoning deltas.
+    setup.agent.confirm_tools = args.no_yolo;
+    setup.agent.reasoning_events = true;
     let initial_prompt = Some(args.prompt.join(" ")).filter(|p| !p.trim().is_empty());
     // The session is opened before the terminal is taken over, so a busy or
     // unreadable file is reported on a normal screen.
@@ -292,6 +305,9 @@ async fn conversation(
                 extension,
                 panel_id,
             } => ctrl.panel_close(&extension, &panel_id),
+            Request::Approve(id, decision) => {
+                ctrl.answer_approval(id, decision);
+            }
             Request::OpenPicker(kind) => crate::tui_session::open(&ctrl, &place, kind, &tx),
             Request::Pick(kind, value) => {
                 crate::tui_session::pick(&mut ctrl, &mut events, &mut place, kind, &value, &tx)

@@ -67,6 +67,13 @@ pub enum Effect {
     ListFiles,
     /// Ask the conversation for a picker's rows.
     OpenPicker(crate::pickers::PickerKind),
+    /// Answer a tool call waiting for approval.
+    Approve {
+        /// The controller's request id.
+        request_id: u64,
+        /// The answer.
+        decision: zut_agent::approval::ApprovalDecision,
+    },
     /// A row of a conversation picker was picked.
     Pick {
         /// Which picker.
@@ -140,6 +147,10 @@ pub struct App {
     pub sidebar_hidden: bool,
     /// Themes to choose from with `/theme`, and the one in use.
     pub themes: crate::themes::Catalog,
+    /// Tool calls waiting for approval (`--no-yolo`).
+    pub confirms: crate::confirm::Confirms,
+    /// Reasoning in progress.
+    pub thinking: crate::thinking::Thinking,
 }
 
 impl App {
@@ -168,6 +179,8 @@ impl App {
             last_esc: None,
             sidebar_hidden: false,
             themes: crate::themes::Catalog::default(),
+            confirms: Default::default(),
+            thinking: Default::default(),
         }
     }
 
@@ -259,6 +272,10 @@ impl App {
                 })
                 .collect();
         }
+        if crate::confirm::focused(self) {
+            crate::confirm::paste(self, text);
+            return Vec::new();
+        }
         if self.picker.is_some() {
             crate::pickers::paste(self, text);
             return Vec::new();
@@ -288,6 +305,9 @@ impl App {
                 }],
                 crate::panel_keys::PanelKey::Ignore => Vec::new(),
             };
+        }
+        if crate::confirm::focused(self) {
+            return crate::confirm::key(self, key);
         }
         if self.picker.is_some() {
             return crate::pickers::key(self, key);
@@ -390,9 +410,13 @@ impl App {
                 }
             }
             Action::Cancel => {
+                // With notes shown, Esc only dismisses them (protocol.md
+                // §12.1): it stops nothing and answers no confirmation.
+                let had_notes = !self.notes.is_empty();
                 self.notes.clear();
                 if popup.is_some() {
                     self.popup_dismissed = true;
+                } else if had_notes {
                 } else if self.busy {
                     return vec![Effect::Abort];
                 } else {
@@ -531,6 +555,8 @@ impl App {
 
     /// An agent event.
     pub fn agent(&mut self, ev: &AgentEvent) -> Vec<Effect> {
+        crate::thinking::on_event(self, ev, Instant::now());
+        crate::confirm::on_event(self, ev);
         match self.chrome.intercepts.annotate(ev) {
             Some(shown) => self.transcript.apply(&shown, &self.theme),
             None => self.transcript.apply(ev, &self.theme),
@@ -675,6 +701,8 @@ impl App {
 
     /// The running job finished: the next queued prompt starts.
     pub fn job_finished(&mut self) -> Vec<Effect> {
+        crate::confirm::job_finished(self);
+        crate::thinking::finish(self, Instant::now());
         self.busy = false;
         self.status.busy_since = None;
         self.status.activity = None;

@@ -114,7 +114,7 @@ const DESCRIPTIONS: &[(Action, &str)] = &[
     (Action::Newline, "new line in the prompt"),
     (
         Action::Cancel,
-        "stop the running turn; close the popup; clear notes",
+        "dismiss notes; else close the popup; else stop the turn; twice when idle: session tree",
     ),
     (Action::Interrupt, "clear the input; twice within 2 s: quit"),
     (Action::Eof, "quit when the input is empty"),

@@ -14,6 +14,7 @@
 pub mod app;
 pub mod chrome;
 pub mod commands;
+pub mod confirm;
 mod diff_view;
 pub mod editor;
 pub mod files;
@@ -37,6 +38,7 @@ pub mod stream;
 pub mod terminal;
 pub mod theme;
 pub mod themes;
+pub mod thinking;
 pub mod tool_view;
 pub mod transcript;
 pub mod view;
@@ -68,6 +70,14 @@ pub trait Controller: Send {
     /// fork or check out there).
     fn pick(&mut self, kind: pickers::PickerKind, value: String) {
         let _ = (kind, value);
+    }
+    /// Answers a tool call waiting for approval (`--no-yolo`).
+    fn answer_approval(
+        &mut self,
+        request_id: u64,
+        decision: zut_agent::approval::ApprovalDecision,
+    ) {
+        let _ = (request_id, decision);
     }
 }
 

@@ -142,6 +142,10 @@ pub async fn run(
                 }
                 Effect::OpenPicker(kind) => ctrl.open_picker(kind),
                 Effect::Pick { kind, value } => ctrl.pick(kind, value),
+                Effect::Approve {
+                    request_id,
+                    decision,
+                } => ctrl.answer_approval(request_id, decision),
                 Effect::Quit => break 'outer,
             }
         }

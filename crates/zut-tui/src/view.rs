@@ -83,13 +83,27 @@ pub fn compose(app: &mut App, now: Instant) -> Live {
     bottom.extend(editor_rows);
 
     let mut top = app.transcript.live_rows(&app.theme);
+    top.extend(app.thinking.live_row(&app.theme, now));
     let notes = app.note_rows();
     if !notes.is_empty() {
         top.push(Line::default());
         top.extend(notes);
     }
     top.push(Line::default());
-    let picker_open = app.picker.is_some() && app.chrome.panel.is_none();
+    let confirming = !app.confirms.queue.is_empty() && app.chrome.panel.is_none();
+    let confirm_focused = crate::confirm::focused(app);
+    if confirming {
+        // Under the notes, which keep it unfocused until dismissed.
+        let focused = confirm_focused;
+        top.extend(crate::confirm::rows(
+            &app.confirms,
+            width,
+            focused,
+            &app.theme,
+        ));
+        top.push(Line::default());
+    }
+    let picker_open = app.picker.is_some() && app.chrome.panel.is_none() && !confirming;
     if let Some(p) = app.picker.as_ref().filter(|_| picker_open) {
         // A picker floats over the chat like a panel (which has priority).
         let max = (h as usize).saturating_sub(bottom.len() + 1);
