@@ -6,6 +6,7 @@
 //! conversation is built (provider, extension host, session file) is the
 //! [`Backend`]'s business, given by the CLI.
 
+mod commands;
 mod files;
 mod permission;
 mod replay;

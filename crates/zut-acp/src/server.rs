@@ -11,7 +11,8 @@ use agent_client_protocol::v1::schema::{
 };
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::{Agent, Client, Error, Stdio};
-use zut_agent::controller::JobOutcome;
+use futures::FutureExt;
+use zut_agent::controller::{CommandOutcome, JobOutcome};
 use zut_agent::{AgentEvent, ControllerEvent, PromptOutcome};
 use zut_providers::Part;
 
@@ -61,7 +62,11 @@ pub async fn serve_stdio(backend: Arc<dyn Backend>) -> Result<(), String> {
                     let (backend, table, conn) = (backend.clone(), t2.clone(), cx.clone());
                     cx.spawn(async move {
                         match open(&backend, &table, &conn, req.cwd, None).await {
-                            Ok((id, _)) => responder.respond(NewSessionResponse::new(id)),
+                            Ok((id, session)) => {
+                                responder.respond(NewSessionResponse::new(id.clone()))?;
+                                advertise(&conn, &SessionId::new(id), &session.controller);
+                                Ok(())
+                            }
                             Err(e) => responder.respond_with_error(e),
                         }
                     })
@@ -103,7 +108,9 @@ pub async fn serve_stdio(backend: Arc<dyn Backend>) -> Result<(), String> {
                                 update,
                             ));
                         }
-                        responder.respond(LoadSessionResponse::new())
+                        responder.respond(LoadSessionResponse::new())?;
+                        advertise(&conn, &req.session_id, &session.controller);
+                        Ok(())
                     })
                 }
             },
@@ -115,11 +122,16 @@ pub async fn serve_stdio(backend: Arc<dyn Backend>) -> Result<(), String> {
                     Ok(s) => s,
                     Err(e) => return responder.respond_with_error(e),
                 };
+                let command = crate::commands::parse(&req.prompt, &session.controller);
                 let parts = prompt_parts(&req.prompt);
                 let sid = req.session_id.clone();
                 let conn = cx.clone();
                 cx.spawn(async move {
-                    match run_turn(&session, parts, &conn, &sid).await {
+                    let result = match command {
+                        Some((name, args)) => run_command(&session, &name, &args, &conn, &sid).await,
+                        None => run_turn(&session, parts, &conn, &sid).await,
+                    };
+                    match result {
                         Ok(stop) => responder.respond(PromptResponse::new(stop)),
                         Err(msg) => responder.respond_with_error(Error::internal_error().data(msg)),
                     }
@@ -260,6 +272,104 @@ async fn run_turn(
     let mut events = s.events.lock().await;
     s.cancelled.store(false, Ordering::SeqCst);
     let job = s.controller.prompt(parts, None);
+    pump(s, &mut events, job, conn, sid).await
+}
+
+/// Sends the conversation's commands to the client (after `session/new`,
+/// `session/load` and `/reload-ext`).
+fn advertise(conn: &ConnectionTo<Client>, sid: &SessionId, controller: &zut_agent::Controller) {
+    let update = crate::commands::available(controller);
+    let _ = conn.send_notification(SessionNotification::new(sid.clone(), update));
+}
+
+/// Runs a slash command (`/name args`, one the conversation offers). A
+/// queued job (`prompt` action, `/compact`, `/reload-ext`) streams like a
+/// prompt; a command's text (`display`, a setting's confirmation, an
+/// error) comes back as an agent message. A panel has no place in ACP: the
+/// client is told so and the extension gets `panel_close`.
+async fn run_command(
+    s: &Session,
+    name: &str,
+    args: &str,
+    conn: &ConnectionTo<Client>,
+    sid: &SessionId,
+) -> Result<StopReason, String> {
+    let mut events = s.events.lock().await;
+    s.cancelled.store(false, Ordering::SeqCst);
+    let outcome = s.controller.command(name, args, None).await;
+    // What the command pushed on the stream (its `display`) goes out
+    // first, in order.
+    flush(&mut events, conn, sid);
+    let say = |t: String| {
+        let _ = conn.send_notification(SessionNotification::new(
+            sid.clone(),
+            crate::updates::note_update(&t),
+        ));
+    };
+    match outcome {
+        Ok(CommandOutcome::Queued(job)) => {
+            let reload = name.eq_ignore_ascii_case("reload-ext");
+            let stop = pump(s, &mut events, job, conn, sid).await;
+            if reload {
+                advertise(conn, sid, &s.controller);
+            }
+            stop
+        }
+        // Shown by `flush` (the stream's `ext_display`).
+        Ok(CommandOutcome::Display { .. }) | Ok(CommandOutcome::Noop) => Ok(StopReason::EndTurn),
+        Ok(CommandOutcome::Insert { extension, text }) => {
+            say(format!("[{extension}] {text}"));
+            Ok(StopReason::EndTurn)
+        }
+        Ok(CommandOutcome::OpenPanel { extension, panel }) => {
+            s.controller.panel_close(&extension, &panel.id);
+            say(format!(
+                "[{extension}] /{name} opens a panel ({:?}); panels have no place in ACP: use zut's terminal UI for it",
+                panel.title
+            ));
+            Ok(StopReason::EndTurn)
+        }
+        Ok(CommandOutcome::Done(text)) => {
+            say(text);
+            Ok(StopReason::EndTurn)
+        }
+        Err(e) => {
+            say(format!("error: {e}"));
+            Ok(StopReason::EndTurn)
+        }
+    }
+}
+
+/// Forwards what is already on the stream, without waiting.
+fn flush(events: &mut zut_agent::EventStream, conn: &ConnectionTo<Client>, sid: &SessionId) {
+    let mut mapper = Mapper::default();
+    let mut batch = Vec::new();
+    while let Some(true) = events.next_batch(&mut batch).now_or_never() {
+        for ev in batch.drain(..) {
+            let agent_ev = match ev {
+                ControllerEvent::Agent(a) => a,
+                ControllerEvent::Ui(u) => match AgentEvent::from_ui(&u) {
+                    Some(a) => a,
+                    None => continue,
+                },
+                _ => continue,
+            };
+            for update in mapper.map(&agent_ev) {
+                let _ = conn.send_notification(SessionNotification::new(sid.clone(), update));
+            }
+        }
+    }
+}
+
+/// Forwards the stream as `session/update`s until `job` finished; its stop
+/// reason.
+async fn pump(
+    s: &Session,
+    events: &mut zut_agent::EventStream,
+    job: zut_agent::controller::JobHandle,
+    conn: &ConnectionTo<Client>,
+    sid: &SessionId,
+) -> Result<StopReason, String> {
     let id = job.id;
     let mut mapper = Mapper::default();
     let mut mine = false;
@@ -307,7 +417,6 @@ async fn run_turn(
             let _ = conn.send_notification(SessionNotification::new(sid.clone(), update));
         }
     }
-    drop(events);
     let outcome = job.outcome().await;
     if s.cancelled.swap(false, Ordering::SeqCst) {
         return Ok(StopReason::Cancelled);
@@ -316,6 +425,28 @@ async fn run_turn(
         JobOutcome::Prompt(PromptOutcome::Aborted) => Ok(StopReason::Cancelled),
         JobOutcome::Prompt(PromptOutcome::Failed { message }) => Err(message),
         JobOutcome::Dropped => Err("the conversation was shut down".into()),
+        JobOutcome::Compact(Err(e)) => Err(e),
+        JobOutcome::Compact(Ok(_)) => {
+            let _ = conn.send_notification(SessionNotification::new(
+                sid.clone(),
+                crate::updates::note_update("conversation compacted"),
+            ));
+            Ok(stop)
+        }
+        JobOutcome::Reload(r) => {
+            let mut text = format!(
+                "extensions reloaded: {} loaded, {} ready",
+                r.loaded, r.ready
+            );
+            for e in &r.errors {
+                text.push_str(&format!("\nfailed: {e}"));
+            }
+            let _ = conn.send_notification(SessionNotification::new(
+                sid.clone(),
+                crate::updates::note_update(&text),
+            ));
+            Ok(stop)
+        }
         _ => match error {
             Some(e) if stop != StopReason::MaxTokens => Err(e),
             _ => Ok(stop),

@@ -190,6 +190,12 @@ impl Mapper {
     }
 }
 
+/// A line of zut's own (a command's answer), as its own agent message
+/// line.
+pub(crate) fn note_update(s: &str) -> SessionUpdate {
+    note(s)
+}
+
 /// An extension's note, as its own agent message line.
 fn note(s: &str) -> SessionUpdate {
     SessionUpdate::AgentMessageChunk(ContentChunk::new(text(format!("\n{s}\n"))))

@@ -731,3 +731,118 @@ for line in sys.stdin:
     assert_eq!(reqs.len(), 3);
     assert!(reqs[1].raw_body.contains("crasher"), "{}", reqs[1].raw_body);
 }
+
+#[tokio::test]
+async fn slash_commands_are_advertised_and_run() {
+    let env = TestEnv::new();
+    let ext = zut_test_support::python_extension(
+        &env.home.parent().unwrap().join("cmds"),
+        "cmds",
+        r#"import json, sys
+def emit(o):
+    sys.stdout.write(json.dumps(o) + "\n")
+    sys.stdout.flush()
+emit({"type": "hello", "protocol_version": 2, "name": "cmds", "version": "1.0.0"})
+for line in sys.stdin:
+    m = json.loads(line)
+    t = m.get("type")
+    if t == "hello_ack":
+        emit({"type": "register_command", "name": "show", "description": "shows a line"})
+        emit({"type": "register_command", "name": "ask", "description": "asks the model"})
+        emit({"type": "register_command", "name": "pick", "description": "a panel"})
+        emit({"type": "register_command", "name": "bad", "description": "fails"})
+        emit({"type": "ready"})
+    elif t == "command_invoked":
+        n, i = m["name"], m["id"]
+        if n == "show":
+            emit({"type": "command_response", "id": i, "action": "display", "display": "shown " + m.get("args", "")})
+        elif n == "ask":
+            emit({"type": "command_response", "id": i, "action": "prompt", "prompt": "asked " + m.get("args", "")})
+        elif n == "pick":
+            emit({"type": "command_response", "id": i, "action": "open_panel",
+                  "open_panel": {"id": "p1", "title": "Pick", "lines": ["a"]}})
+        else:
+            emit({"type": "command_response", "id": i, "action": "noop", "error": "nope"})
+    elif t == "shutdown":
+        emit({"type": "shutdown_ack"})
+        break
+"#,
+    );
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_text("answered the ask"));
+    server.push(Script::anthropic_text("a path is not a command"));
+    let cwd = env.project.clone();
+    let ext_arg = ext.display().to_string();
+    let updates = with_client(
+        zut_acp_with(&env, &server, &["--no-ext", "--ext", &ext_arg]),
+        async move |cx| {
+            cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
+                .block_task()
+                .await?;
+            let sid = cx
+                .send_request(NewSessionRequest::new(cwd))
+                .block_task()
+                .await?
+                .session_id;
+            for p in [
+                "/show  two words ",
+                "/ASK it",
+                "/pick",
+                "/bad",
+                "/etc/hosts?",
+            ] {
+                let r = cx
+                    .send_request(PromptRequest::new(sid.clone(), text(p)))
+                    .block_task()
+                    .await?;
+                assert_eq!(r.stop_reason, StopReason::EndTurn, "{p}");
+            }
+            Ok(())
+        },
+    )
+    .await;
+    let names: Vec<String> = updates
+        .iter()
+        .find_map(|u| match u {
+            SessionUpdate::AvailableCommandsUpdate(a) => Some(
+                a.available_commands
+                    .iter()
+                    .map(|c| c.name.clone())
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .expect("no available_commands_update");
+    for n in [
+        "compact",
+        "model",
+        "reasoning",
+        "reload-ext",
+        "show",
+        "ask",
+        "pick",
+        "bad",
+    ] {
+        assert!(names.iter().any(|x| x == n), "{n} missing from {names:?}");
+    }
+    assert!(!names.iter().any(|x| x == "clear"), "{names:?}");
+    let said = message_text(&updates);
+    assert!(said.contains("[cmds] shown two words"), "{said}");
+    assert!(said.contains("answered the ask"), "{said}");
+    assert!(said.contains("panels have no place in ACP"), "{said}");
+    assert!(said.contains("error: /bad (cmds): nope"), "{said}");
+    assert!(said.contains("a path is not a command"), "{said}");
+    // Two model requests: the `prompt` action and the path-like prompt.
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2, "{said}");
+    assert!(
+        reqs[0].raw_body.contains("asked it"),
+        "{}",
+        reqs[0].raw_body
+    );
+    assert!(
+        reqs[1].raw_body.contains("/etc/hosts?"),
+        "{}",
+        reqs[1].raw_body
+    );
+}

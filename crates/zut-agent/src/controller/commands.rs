@@ -43,6 +43,86 @@ pub enum CommandOutcome {
 /// Built-in commands the controller runs itself.
 pub const CONTROLLER_COMMANDS: &[&str] = &["clear", "compact", "model", "reasoning", "reload-ext"];
 
+/// One command a front end can offer its user: a built-in of
+/// [`CONTROLLER_COMMANDS`], an extension's command or a skill
+/// (`skill:<name>`, one entry per name and alias).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandEntry {
+    /// The name without its slash (`compact`, `todo`, `skill:review`).
+    pub name: String,
+    /// What it does, one line.
+    pub description: String,
+    /// What its argument is, when it takes one (`model id`).
+    pub hint: Option<String>,
+    /// `zut` for built-ins, `skill` for skills, else the extension's name.
+    pub source: String,
+}
+
+/// The built-ins with their descriptions and argument hints.
+const BUILTINS: &[(&str, &str, Option<&str>)] = &[
+    (
+        "clear",
+        "Forget the conversation so far (the model starts over)",
+        None,
+    ),
+    (
+        "compact",
+        "Summarise the conversation to free context",
+        Some("what the summary should keep"),
+    ),
+    ("model", "Switch the model", Some("model id")),
+    (
+        "reasoning",
+        "Set the reasoning level",
+        Some("off, minimum, low, medium, high, xhigh or max"),
+    ),
+    (
+        "reload-ext",
+        "Restart the extensions and rediscover skills",
+        None,
+    ),
+];
+
+impl Controller {
+    /// Every command [`Controller::command`] runs, built-ins first, then
+    /// the extensions' commands (as registered), then skills (when skills
+    /// are on). Skills are discovered anew on each call.
+    pub fn command_list(&self) -> Vec<CommandEntry> {
+        let mut out: Vec<CommandEntry> = BUILTINS
+            .iter()
+            .map(|(name, description, hint)| CommandEntry {
+                name: (*name).to_string(),
+                description: (*description).to_string(),
+                hint: hint.map(str::to_string),
+                source: "zut".into(),
+            })
+            .collect();
+        if let Some(host) = &self.host {
+            out.extend(host.commands().into_iter().map(|c| CommandEntry {
+                name: c.name,
+                description: c.description,
+                hint: None,
+                source: c.extension,
+            }));
+        }
+        let cfg = &self.shared.agent_config;
+        if cfg.skills {
+            let set = crate::skills::load(cfg, self.host.as_deref());
+            for s in set.visible() {
+                for name in std::iter::once(&s.name).chain(&s.aliases) {
+                    out.push(CommandEntry {
+                        name: format!("skill:{name}"),
+                        description: s.description_or_placeholder().to_string(),
+                        hint: Some("request (optional)".into()),
+                        source: "skill".into(),
+                    });
+                }
+            }
+        }
+        out
+    }
+}
+
 impl Controller {
     /// Runs `/name args`: a built-in of [`CONTROLLER_COMMANDS`] or an
     /// extension command (waiting up to 30 s for its reply). A queued

@@ -25,7 +25,7 @@ use tokio::task::JoinHandle;
 use zut_ext_host::{ExtensionHost, UiReceiver};
 use zut_providers::{Message, Part, Provider};
 
-pub use commands::{CommandOutcome, CONTROLLER_COMMANDS};
+pub use commands::{CommandEntry, CommandOutcome, CONTROLLER_COMMANDS};
 pub use events::{ControllerEvent, EventStream, COALESCE_AFTER};
 pub use jobs::{JobHandle, JobId, JobKind, JobOutcome, ReloadSummary};
 pub use models::ModelInfo;
