@@ -585,6 +585,17 @@ elif t == "panel_close":
     let r =
         rpc.request(json!({"id":"h","type":"hello","capabilities":["commands","ext_ui","future"]}));
     assert_eq!(r["data"]["capabilities"], json!(["commands", "ext_ui"]));
+    let r = rpc.request(json!({"id":"gc","type":"get_commands"}));
+    let cmds = r["data"]["commands"].as_array().unwrap();
+    let pick = cmds.iter().find(|c| c["name"] == "pick").unwrap();
+    assert_eq!(
+        pick,
+        &json!({"name":"pick","description":"panel","source":"paneler"})
+    );
+    assert_eq!(cmds[0]["name"], "clear");
+    assert!(cmds
+        .iter()
+        .any(|c| c["name"] == "model" && c["hint"] == "model id"));
     let (before, r) = {
         rpc.send(json!({"id":"c1","type":"command","name":"/pick"}));
         rpc.response("c1")

@@ -178,6 +178,19 @@ impl Dispatcher {
                 c.panel_close(&extension, &panel_id);
                 self.respond(Response::ok(id, kind, None));
             }
+            Request::GetCommands => {
+                let commands = c
+                    .command_list()
+                    .into_iter()
+                    .map(|e| CommandEntryData {
+                        name: e.name,
+                        description: e.description,
+                        hint: e.hint,
+                        source: e.source,
+                    })
+                    .collect();
+                self.respond(Response::ok(id, kind, data(&CommandsData { commands })));
+            }
             Request::ReloadExt => {
                 let job = c.reload_extensions(None);
                 let out = self.out.clone();

@@ -84,7 +84,7 @@ pub fn parse(line: &[u8], cx: Context) -> Line {
     }
     // A client that did not opt in sees exactly the Go protocol.
     let allowed = match kind.as_str() {
-        "command" | "reload_ext" => cx.commands,
+        "command" | "reload_ext" | "get_commands" => cx.commands,
         "panel_key" | "panel_close" => cx.ext_ui,
         _ => true,
     };
@@ -117,6 +117,7 @@ fn is_known(kind: &str) -> bool {
             | "panel_key"
             | "panel_close"
             | "reload_ext"
+            | "get_commands"
     )
 }
 
@@ -155,6 +156,7 @@ mod tests {
         assert!(refused("[1]", open()).contains("expected an object"));
         assert!(refused(r#"{"id":3,"type":"ping"}"#, open()).contains("id must be a string"));
         assert!(refused(r#"{"type":"ping"}"#, Context::default()).contains("auth required"));
+        assert!(refused(r#"{"id":"1","type":"get_commands"}"#, open()).contains("unknown command"));
         assert!(refused(r#"{"id":"1","type":"reload_ext"}"#, open()).contains("unknown command"));
         let cx = Context {
             commands: true,

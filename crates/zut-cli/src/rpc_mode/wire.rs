@@ -97,6 +97,9 @@ pub enum Request {
     },
     /// Opt-in (`commands`): reload the extensions.
     ReloadExt,
+    /// Opt-in (`commands`): every command `command` runs (for completion
+    /// in the client).
+    GetCommands,
 }
 
 /// A response line.
@@ -304,6 +307,27 @@ pub struct CommandData {
     /// `display`/`insert` text, or a built-in's confirmation.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+}
+
+/// One command of `get_commands` (opt-in).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct CommandEntryData {
+    /// The name without its slash (`compact`, `todo`, `skill:review`).
+    pub name: String,
+    /// What it does.
+    pub description: String,
+    /// What its argument is, when it takes one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// `zut` (a built-in), `skill`, or the extension's name.
+    pub source: String,
+}
+
+/// `get_commands` data (opt-in).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct CommandsData {
+    /// Built-ins first, then extension commands, then skills.
+    pub commands: Vec<CommandEntryData>,
 }
 
 /// `reload_ext` data (opt-in).
