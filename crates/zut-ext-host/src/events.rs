@@ -33,17 +33,35 @@ pub(crate) fn emit(shared: &Shared, event: &Event) {
 /// Sends a session event, each subscriber receiving only its own state,
 /// and remembers it for replay to extensions that become ready later.
 pub(crate) fn emit_session_event(shared: &Shared, name: &str, session: Option<SessionInfo>) {
-    let states = {
-        let mut mem = shared.session();
-        mem.last_event = Some(name.to_string());
-        if session.is_some() {
-            mem.session = session.clone();
-        }
-        mem.states.clone()
-    };
+    // The memory stays locked while sending, so a replay on `ready` on
+    // another thread cannot interleave: each extension gets each session
+    // event once, in order (live here or replayed there, never both).
+    let mut mem = shared.session();
+    mem.last_event = Some(name.to_string());
+    mem.seq += 1;
+    let seq = mem.seq;
+    if session.is_some() {
+        mem.session = session.clone();
+    }
     for ext in shared.extensions() {
-        if ext.is_alive() && ext.subscribed(name) {
-            send_session_event(&ext, name, session.clone(), states.get(&ext.name).cloned());
+        if !ext.is_alive() {
+            continue;
+        }
+        let send = {
+            let mut st = ext.state();
+            let wants = st.events.iter().any(|e| e == name) && st.session_seq < seq;
+            if wants {
+                st.session_seq = seq;
+            }
+            wants
+        };
+        if send {
+            send_session_event(
+                &ext,
+                name,
+                session.clone(),
+                mem.states.get(&ext.name).cloned(),
+            );
         }
     }
 }
@@ -66,16 +84,9 @@ fn send_session_event(
 /// On `ready`: replays the remembered session event once per process, to
 /// extensions subscribed to it or to any `session_*` event.
 pub(crate) fn replay_on_ready(shared: &Shared, ext: &Arc<Extension>) {
-    let (name, session, state) = {
-        let mem = shared.session();
-        let Some(name) = mem.last_event.clone() else {
-            return;
-        };
-        (
-            name,
-            mem.session.clone(),
-            mem.states.get(&ext.name).cloned(),
-        )
+    let mem = shared.session();
+    let Some(name) = mem.last_event.clone() else {
+        return;
     };
     {
         let mut st = ext.state();
@@ -83,12 +94,19 @@ pub(crate) fn replay_on_ready(shared: &Shared, ext: &Arc<Extension>) {
             .events
             .iter()
             .any(|e| *e == name || e.starts_with("session_"));
-        if !wants || st.replayed_session_event {
+        // Not twice, and not when it already got this event live.
+        if !wants || st.replayed_session_event || st.session_seq >= mem.seq {
             return;
         }
         st.replayed_session_event = true;
+        st.session_seq = mem.seq;
     }
-    send_session_event(ext, &name, session, state);
+    send_session_event(
+        ext,
+        &name,
+        mem.session.clone(),
+        mem.states.get(&ext.name).cloned(),
+    );
 }
 
 /// Updates the in-memory state snapshot of `extension`; `null` clears it.

@@ -72,6 +72,9 @@ pub(crate) struct ExtState {
     /// `dropped_events` when the last drop line was logged.
     pub dropped_events_logged: u64,
     pub replayed_session_event: bool,
+    /// The number ([`crate::shared::SessionMemory::seq`]) of the last
+    /// session event sent, live or replayed.
+    pub session_seq: u64,
 }
 
 /// A started (or theme-only) extension.

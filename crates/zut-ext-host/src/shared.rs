@@ -18,6 +18,9 @@ use crate::ui::{UiEvent, UiKind, UiSender};
 pub(crate) struct SessionMemory {
     pub session: Option<SessionInfo>,
     pub last_event: Option<String>,
+    /// Number of session events emitted so far (the last one's number):
+    /// an extension gets each at most once, live or replayed.
+    pub seq: u64,
     pub states: HashMap<String, Value>,
 }
 
@@ -38,6 +41,7 @@ impl Shared {
         let memory = SessionMemory {
             session: None,
             last_event: None,
+            seq: 0,
             states: config.states.clone(),
         };
         Self {

@@ -259,3 +259,38 @@ async fn details_cap_is_measured_on_the_raw_bytes() {
     assert_eq!(state.as_array().map(Vec::len), Some(60_000));
     run.stop().await;
 }
+
+/// An extension that gets a session event live before its `ready` (it
+/// missed the ready deadline) is not sent the same event again as the
+/// replay on `ready`; a later event still reaches it.
+#[tokio::test]
+async fn a_session_event_got_live_is_not_replayed_on_ready() {
+    let env = TestEnv::new();
+    let late = py_ext(
+        &env.global_dir("late"),
+        "late",
+        "hello()\nsend({'type': 'subscribe', 'events': ['session_start', 'session_opened']})\n\
+         for f in frames():\n    if f['type'] == 'event':\n        break\n\
+         send({'type': 'ready'})\nserve()",
+    );
+    let run = Run::start(env, |c| c.timeouts.ready = Duration::from_millis(100)).await;
+    let session = SessionInfo {
+        id: "s".into(),
+        ..SessionInfo::default()
+    };
+    run.host
+        .emit_session_event("session_start", Some(session.clone()));
+    // `ready` follows the event; give its replay the chance to happen.
+    eventually(Duration::from_secs(10), || {
+        std::fs::read_to_string(late.join("received.jsonl"))
+            .map(|t| t.contains("session_start"))
+            .unwrap_or(false)
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    run.host.emit_session_event("session_opened", Some(session));
+    let got = wait_events(&late, 2).await;
+    let names: Vec<&str> = got.iter().map(|e| e["event"].as_str().unwrap()).collect();
+    assert_eq!(names, ["session_start", "session_opened"]);
+    run.stop().await;
+}
