@@ -324,3 +324,32 @@ for line in sys.stdin:
     c.shutdown().await;
     host.shutdown().await;
 }
+
+/// A client that asks for the messages (or the state) the moment it sees
+/// `done` gets the finished turn (RPC clients of the Go original do this).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn done_comes_after_the_messages_and_state_are_updated() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    let (c, mut stream) = Controller::new(agent(&env, &server, "anthropic", None), None);
+    for i in 1..=20usize {
+        server.push(Script::anthropic_text("answer"));
+        c.prompt(text("q"), None);
+        loop {
+            let ev = tokio::time::timeout(Duration::from_secs(10), stream.next())
+                .await
+                .expect("stream stalled")
+                .expect("stream ended");
+            if matches!(ev, ControllerEvent::Agent(AgentEvent::Done)) {
+                break;
+            }
+        }
+        // Checked at once, before anything else of the stream.
+        assert_eq!(c.messages().len(), 2 * i, "prompt {i}");
+        let st = c.state();
+        assert_eq!(st.message_count, 2 * i, "prompt {i}");
+        assert!(!st.busy, "prompt {i}");
+        until_finished(&mut stream, 1).await;
+    }
+    c.shutdown().await;
+}

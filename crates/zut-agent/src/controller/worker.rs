@@ -48,7 +48,8 @@ pub(crate) async fn run(mut agent: Agent, shared: Arc<Shared>, events: EventQueu
             kind: work.kind(),
             tag,
         });
-        let outcome = run_job(&mut agent, work, &cancel, &shared, &events).await;
+        let mut last = Vec::new();
+        let outcome = run_job(&mut agent, work, &cancel, &shared, &events, &mut last).await;
         {
             let mut st = shared.lock();
             st.running = None;
@@ -56,6 +57,11 @@ pub(crate) async fn run(mut agent: Agent, shared: Arc<Shared>, events: EventQueu
             // A request the job no longer waits for cannot be answered.
             st.approvals.clear();
             st.refresh(&agent);
+        }
+        // `done` / `compact_done` only now: a client that asks for the
+        // messages or the state when it sees them gets the finished job's.
+        for ev in last {
+            events.push(ControllerEvent::Agent(ev));
         }
         events.push(ControllerEvent::JobFinished { job: id });
         let _ = done.send(outcome);
@@ -75,12 +81,17 @@ async fn run_job(
     cancel: &CancellationToken,
     shared: &Arc<Shared>,
     events: &EventQueue,
+    last: &mut Vec<AgentEvent>,
 ) -> JobOutcome {
     let mut sink = |ev: AgentEvent| {
         if let AgentEvent::Usage(u) = &ev {
             shared.lock().usage.add(&u.this);
         }
-        events.push(ControllerEvent::Agent(ev));
+        if matches!(ev, AgentEvent::Done | AgentEvent::CompactDone { .. }) {
+            last.push(ev);
+        } else {
+            events.push(ControllerEvent::Agent(ev));
+        }
     };
     match work {
         Work::Prompt(parts) => JobOutcome::Prompt(agent.prompt(parts, cancel, &mut sink).await),
