@@ -1,35 +1,16 @@
-//! RPC mode (`zut rpc`, `--rpc`, `--mode rpc`): the Go original's
-//! line-delimited JSON protocol on stdin/stdout (rpc.md), plus opt-in
-//! additions, as a thin front end over `zut_agent::Controller`.
+//! RPC mode (`zut rpc`, `--rpc`, `--mode rpc`): builds the conversation
+//! the way print mode does (provider, optional session file, extensions)
+//! and hands it to `zut_rpc::serve`, which speaks the protocol.
 
-mod dispatch;
-mod forward;
-mod lines;
-mod output;
-mod parse;
-#[cfg(test)]
-mod schema;
-mod signals;
-pub mod wire;
-
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Duration;
 
-use tokio::task::JoinSet;
 use zut_agent::{Agent, Controller};
 use zut_ext_host::{ui_channel, ExtensionHost};
 use zut_protocol::EventName;
 
 use crate::agent_mode::{session, setup};
 use crate::args::GlobalArgs;
-use dispatch::{Dispatcher, Next};
-use lines::{Input, Lines, MAX_LINE};
-use output::Out;
-use wire::Response;
-
-/// The environment variable holding the auth token (rpc.md §2).
-pub const TOKEN_VAR: &str = "ZUTCORE_RPC_TOKEN";
+use zut_rpc::TOKEN_VAR;
 
 /// Runs RPC mode; returns the exit status.
 pub fn run(args: &GlobalArgs) -> i32 {
@@ -103,8 +84,8 @@ async fn serve(
     opened: Option<zut_session::Opened>,
     info: Option<zut_protocol::SessionInfo>,
 ) -> i32 {
-    let stop = signals::Signals::install().watch();
-    let (out, writer) = Out::start(token.is_none());
+    // Before extensions start, so no signal is lost to the default action.
+    let stop = zut_rpc::Signals::install().watch();
     let (ui_tx, ui_rx) = ui_channel();
     let (host, report) = ExtensionHost::start(setup.host, ui_tx).await;
     for err in &report.errors {
@@ -124,118 +105,13 @@ async fn serve(
     if let Some(o) = opened {
         agent.attach_session(o.writer, o.snapshot.as_ref());
     }
-    let (controller, stream) = Controller::new(agent, Some(ui_rx));
-    let ext_ui = Arc::new(AtomicBool::new(false));
-    let forwarder = tokio::spawn(forward::run(stream, out.clone(), ext_ui.clone()));
-    let mut d = Dispatcher {
-        controller: controller.clone(),
-        out: out.clone(),
-        token,
+    let (controller, events) = Controller::new(agent, Some(ui_rx));
+    let conv = zut_rpc::Conversation {
+        controller,
+        events,
+        host,
         cwd,
-        commands: Arc::new(AtomicBool::new(false)),
-        ext_ui,
-        tasks: JoinSet::new(),
+        token,
     };
-    let ended = read_loop(&mut d, stop).await;
-    match ended {
-        Ended::BadToken => {
-            crate::errln!("zut: rpc: bad auth token");
-            d.tasks.abort_all();
-            controller.abort();
-            if let Some(mut agent) = controller.shutdown().await {
-                // Nothing was asked: a session file this run created goes.
-                let _ = agent.close_session();
-            }
-            host.shutdown_with_grace(Duration::from_millis(100)).await;
-        }
-        Ended::Eof | Ended::Signal => {
-            if ended == Ended::Eof {
-                // Finish what was asked.
-                while d.tasks.join_next().await.is_some() {}
-            } else {
-                // Stop: unanswered commands and queued jobs are dropped,
-                // the running job is aborted.
-                d.tasks.abort_all();
-                loop {
-                    controller.drop_queued();
-                    controller.abort();
-                    let idle = controller.wait_idle();
-                    if tokio::time::timeout(Duration::from_millis(20), idle)
-                        .await
-                        .is_ok()
-                    {
-                        break;
-                    }
-                }
-            }
-            controller.wait_idle().await;
-            if let Some(mut agent) = controller.shutdown().await {
-                if let Some(Err(e)) = agent.close_session() {
-                    crate::errln!("zut: {e}");
-                }
-            }
-            host.shutdown().await;
-        }
-    }
-    d.tasks.abort_all();
-    drop(d);
-    drop(controller);
-    drop(host);
-    // The stream ends once the host's UI channel is closed; its last
-    // frames (ext_chrome_clear) are written before that.
-    let abort = forwarder.abort_handle();
-    if tokio::time::timeout(Duration::from_secs(3), forwarder)
-        .await
-        .is_err()
-    {
-        abort.abort();
-    }
-    drop(out);
-    let _ = tokio::task::spawn_blocking(move || writer.join()).await;
-    match ended {
-        Ended::BadToken => 1,
-        Ended::Eof | Ended::Signal => 0,
-    }
-}
-
-/// Why the read loop ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Ended {
-    /// End of input: queued work finishes.
-    Eof,
-    /// A wrong token in `hello`: exit 1.
-    BadToken,
-    /// SIGINT or SIGTERM: work is aborted.
-    Signal,
-}
-
-/// Reads requests until EOF, a bad token or the first SIGINT/SIGTERM.
-async fn read_loop(d: &mut Dispatcher, mut stop: tokio::sync::oneshot::Receiver<()>) -> Ended {
-    let stdin = tokio::io::BufReader::with_capacity(64 * 1024, tokio::io::stdin());
-    let mut lines = Lines::new(stdin, MAX_LINE);
-    loop {
-        let input = tokio::select! {
-            i = lines.next() => i,
-            Ok(()) = &mut stop => return Ended::Signal,
-        };
-        match input {
-            Input::Eof => return Ended::Eof,
-            Input::TooLong(n) => d.out.line(
-                Response::err(
-                    None,
-                    "",
-                    format!(
-                        "line too long: {n} bytes (the limit is {} MiB); skipped",
-                        MAX_LINE / (1024 * 1024)
-                    ),
-                )
-                .to_line(),
-            ),
-            Input::Line(line) => {
-                if d.line(&line) == Next::BadToken {
-                    return Ended::BadToken;
-                }
-            }
-        }
-    }
+    zut_rpc::serve(conv, stop).await
 }

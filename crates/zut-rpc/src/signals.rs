@@ -50,13 +50,11 @@ impl Signals {
             };
             match first.take() {
                 Some(tx) => {
-                    crate::errln!(
-                        "zut: rpc: stopping (send the signal again to exit without waiting)"
-                    );
+                    errln!("zut: rpc: stopping (send the signal again to exit without waiting)");
                     let _ = tx.send(());
                 }
                 None => {
-                    crate::errln!("zut: rpc: second signal: exiting without waiting");
+                    errln!("zut: rpc: second signal: exiting without waiting");
                     std::process::exit(128 + signo);
                 }
             }

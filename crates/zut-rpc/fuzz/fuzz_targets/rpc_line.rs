@@ -4,15 +4,15 @@
 use libfuzzer_sys::fuzz_target;
 
 #[allow(dead_code)]
-#[path = "../../src/rpc_mode/wire.rs"]
+#[path = "../../src/wire.rs"]
 mod wire;
 
 #[allow(dead_code)]
-#[path = "../../src/rpc_mode/lines.rs"]
+#[path = "../../src/lines.rs"]
 mod lines;
 
 #[allow(dead_code)]
-#[path = "../../src/rpc_mode/parse.rs"]
+#[path = "../../src/parse.rs"]
 mod parse;
 
 use lines::{Input, Lines};
