@@ -36,6 +36,7 @@ enum Request {
     OpenPicker(zut_tui::pickers::PickerKind),
     Pick(zut_tui::pickers::PickerKind, String),
     Approve(u64, zut_agent::approval::ApprovalDecision),
+    Rename(String, String),
 }
 
 /// The TUI's handle on the conversation thread: requests go in order
@@ -87,6 +88,10 @@ impl Controller for ChannelController {
         decision: zut_agent::approval::ApprovalDecision,
     ) {
         let _ = self.tx.send(Request::Approve(request_id, decision));
+    }
+
+    fn rename_session(&mut self, path: String, title: String) {
+        let _ = self.tx.send(Request::Rename(path, title));
     }
 }
 
@@ -245,10 +250,13 @@ async fn conversation(
         zut_home: setup.agent.system.zut_home.clone(),
         cwd: setup.agent.cwd.clone(),
         current: opened.as_ref().map(|o| o.writer.path().to_path_buf()),
+        all_scope: false,
     };
     if pick_session {
         // `-r` without an id: the picker does not wait for extensions.
-        let _ = tx.send(TuiEvent::Picker(crate::tui_session::sessions(&place)));
+        let _ = tx.send(TuiEvent::Picker(crate::tui_session::sessions(
+            &place, false,
+        )));
     }
     // Extension frames are forwarded from the start, so an extension that
     // draws while starting never waits for the controller.
@@ -287,6 +295,9 @@ async fn conversation(
         agent.attach_session(o.writer, o.snapshot.as_ref());
     }
     let (mut ctrl, mut events) = crate::tui_session::start(agent, &tx);
+    // `/yolo`: tool calls run without asking (the default) or wait for the
+    // confirmation dialog (`--no-yolo`).
+    let mut confirm_tools = skill_config.confirm_tools;
     while let Some(req) = requests.recv().await {
         match req {
             Request::Prompt(text) => {
@@ -308,7 +319,44 @@ async fn conversation(
             Request::Approve(id, decision) => {
                 ctrl.answer_approval(id, decision);
             }
-            Request::OpenPicker(kind) => crate::tui_session::open(&ctrl, &place, kind, &tx),
+            Request::OpenPicker(kind) => {
+                crate::tui_session::open(&ctrl, &mut place, kind, &tx, &skill_config)
+            }
+            Request::Rename(path, title) => {
+                crate::tui_session::rename(&mut ctrl, &mut events, &place, &path, &title, &tx)
+                    .await;
+            }
+            Request::Command(name, _) if name == "new" => {
+                crate::tui_session::new_session(&mut ctrl, &mut events, &mut place, &tx).await;
+                let _ = tx.send(TuiEvent::CommandDone {
+                    label: "/new".into(),
+                    outcome: CommandOutcome::Noop,
+                });
+            }
+            Request::Command(name, args) if name == "yolo" => {
+                let outcome = match args.trim() {
+                    "" => Ok(!confirm_tools),
+                    "on" => Ok(false),
+                    "off" => Ok(true),
+                    other => Err(format!("/yolo {other:?}: use /yolo, /yolo on or /yolo off")),
+                };
+                let outcome = match outcome {
+                    Ok(confirm) => {
+                        confirm_tools = confirm;
+                        ctrl.set_confirm_tools(confirm);
+                        CommandOutcome::Status(if confirm {
+                            "yolo off: each tool call waits for your answer".into()
+                        } else {
+                            "yolo on: tool calls run without asking".into()
+                        })
+                    }
+                    Err(e) => CommandOutcome::Error(e),
+                };
+                let _ = tx.send(TuiEvent::CommandDone {
+                    label: "/yolo".into(),
+                    outcome,
+                });
+            }
             Request::Pick(kind, value) => {
                 crate::tui_session::pick(&mut ctrl, &mut events, &mut place, kind, &value, &tx)
                     .await;

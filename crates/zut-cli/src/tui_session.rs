@@ -26,6 +26,8 @@ pub struct Place {
     pub cwd: PathBuf,
     /// The open session file (`None` with `--no-session`).
     pub current: Option<PathBuf>,
+    /// The sessions picker last shown every directory (Tab).
+    pub all_scope: bool,
 }
 
 impl Place {
@@ -64,12 +66,20 @@ pub fn start(
 /// Sends the rows of picker `kind`.
 pub fn open(
     ctrl: &zut_agent::Controller,
-    place: &Place,
+    place: &mut Place,
     kind: PickerKind,
     tx: &mpsc::UnboundedSender<TuiEvent>,
+    skill_config: &zut_agent::AgentConfig,
 ) {
+    match kind {
+        PickerKind::Sessions => place.all_scope = false,
+        PickerKind::AllSessions => place.all_scope = true,
+        _ => {}
+    }
     let picker = match kind {
-        PickerKind::Sessions => sessions(place),
+        PickerKind::Sessions => sessions(place, false),
+        PickerKind::AllSessions => sessions(place, true),
+        PickerKind::Skills => skills(ctrl, skill_config),
         PickerKind::Fork => match current_snapshot(place) {
             Ok(s) => fork_rows(&s),
             Err(e) => return error(tx, kind, e),
@@ -80,7 +90,7 @@ pub fn open(
         },
         PickerKind::Model => models(ctrl),
         // Built by the TUI itself.
-        PickerKind::Reasoning | PickerKind::Settings => return,
+        PickerKind::Reasoning | PickerKind::Settings | PickerKind::Theme => return,
     };
     let _ = tx.send(TuiEvent::Picker(picker));
 }
@@ -111,11 +121,19 @@ fn ago(t: SystemTime, now: SystemTime) -> String {
     }
 }
 
-/// `/sessions`: this directory's sessions, newest first (empty ones and
-/// tree-navigation branches left out); the open one is marked.
-pub fn sessions(place: &Place) -> Picker {
+/// `/sessions`: this directory's sessions (every directory's with
+/// `all`), newest first (empty ones and tree-navigation branches left
+/// out); the open one is marked.
+pub fn sessions(place: &Place, all: bool) -> Picker {
     let now = SystemTime::now();
-    let items = zut_session::list(&place.dir(), false)
+    let mut found = if all {
+        all_sessions(&place.zut_home)
+    } else {
+        zut_session::list(&place.dir(), false)
+    };
+    found.sort_by_key(|s| std::cmp::Reverse(s.modified));
+    let home_cwd = place.cwd.display().to_string();
+    let items = found
         .into_iter()
         .filter(|s| s.message_count > 0 || Some(&s.path) == place.current.as_ref())
         .map(|s| {
@@ -125,18 +143,72 @@ pub fn sessions(place: &Place) -> Picker {
             } else {
                 &s.title
             };
-            let value = if current {
-                String::new()
-            } else {
-                s.path.display().to_string()
-            };
-            PickerItem::new(ago(s.modified, now), value)
-                .detail(format!("{:>4} msgs  {title}", s.message_count))
+            let mut detail = format!("{:>4} msgs  {title}", s.message_count);
+            if all && s.cwd != home_cwd && !s.cwd.is_empty() {
+                detail.push_str(&format!(
+                    "  · {}",
+                    crate::tui_mode::shown_path(Path::new(&s.cwd))
+                ));
+            }
+            PickerItem::new(ago(s.modified, now), s.path.display().to_string())
+                .detail(detail)
                 .current(current)
         })
         .collect();
-    Picker::new(PickerKind::Sessions, "sessions · this directory", items)
-        .empty_text("no sessions in this directory yet")
+    let (title, empty) = if all {
+        ("sessions · all directories", "no sessions yet")
+    } else {
+        (
+            "sessions · this directory",
+            "no sessions in this directory yet (tab: every directory)",
+        )
+    };
+    Picker::new(
+        if all {
+            PickerKind::AllSessions
+        } else {
+            PickerKind::Sessions
+        },
+        title,
+        items,
+    )
+    .empty_text(empty)
+}
+
+/// Every directory's sessions (hidden branches left out).
+fn all_sessions(zut_home: &Path) -> Vec<zut_session::SessionSummary> {
+    let root = zut_session::sessions_root(zut_home);
+    let Ok(dirs) = std::fs::read_dir(&root) else {
+        return Vec::new();
+    };
+    dirs.filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .flat_map(|d| zut_session::list(&d, false))
+        .collect()
+}
+
+/// `/skills`: every skill a user may invoke, with its source and file; a
+/// pick puts `/skill:<name> ` into the editor.
+fn skills(ctrl: &zut_agent::Controller, config: &zut_agent::AgentConfig) -> Picker {
+    let set = zut_agent::skills::load(config, ctrl.host().map(|h| h.as_ref()));
+    let items = set
+        .visible()
+        .map(|s| {
+            let mut detail = format!("{} · {}", s.source.label(), s.path.display());
+            let description = s.description_or_placeholder();
+            if !description.is_empty() {
+                detail = format!("{description}  ({detail})");
+            }
+            if !s.aliases.is_empty() {
+                detail.push_str(&format!("  aliases: {}", s.aliases.join(", ")));
+            }
+            PickerItem::new(s.name.clone(), s.name.clone()).detail(detail)
+        })
+        .collect();
+    Picker::new(PickerKind::Skills, "skills", items).empty_text(
+        "no skills: add SKILL.md under $ZUT_HOME/skills, .zut/skills, .claude/skills or .agents/skills",
+    )
 }
 
 /// One line of a message for a picker.
@@ -333,8 +405,9 @@ pub async fn pick(
         Err(e) => error(tx, kind, e),
         Ok((path, snap, edit)) => {
             place.current = Some(path.clone());
+            let _ = tx.send(TuiEvent::SessionTotals(totals(&snap)));
             let what = match kind {
-                PickerKind::Sessions => "resumed",
+                PickerKind::Sessions | PickerKind::AllSessions => "resumed",
                 PickerKind::Fork => "forked into",
                 _ => "checked out",
             };
@@ -353,9 +426,130 @@ pub async fn pick(
     }
 }
 
+/// A session's usage totals for the status bar.
+fn totals(snap: &Snapshot) -> zut_tui::status::Totals {
+    let u = snap.cumulative();
+    zut_tui::status::Totals {
+        tokens_in: u.input_tokens,
+        tokens_out: u.output_tokens,
+        cache_read: u.cache_read_tokens,
+        cost: (u.cost_usd > 0.0).then_some(u.cost_usd),
+    }
+}
+
+/// `/new`: the running turn is stopped and the conversation continues in
+/// a new, empty session file of this directory (the previous file stays,
+/// or is removed when it got no content). Extensions see
+/// `session_switched`. With `--no-session` the conversation is cleared.
+pub async fn new_session(
+    ctrl: &mut zut_agent::Controller,
+    events: &mut JoinHandle<()>,
+    place: &mut Place,
+    tx: &mpsc::UnboundedSender<TuiEvent>,
+) {
+    let fail = |e: String| {
+        let _ = tx.send(TuiEvent::CommandDone {
+            label: "/new".into(),
+            outcome: CommandOutcome::Error(e),
+        });
+    };
+    if place.current.is_none() {
+        ctrl.abort();
+        ctrl.clear();
+    } else {
+        let st = ctrl.state();
+        let new = zut_session::NewSession {
+            cwd: place.cwd.display().to_string(),
+            provider: st.provider,
+            model: st.model,
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            title: String::new(),
+        };
+        let writer = match SessionWriter::create(&place.dir(), new) {
+            Ok(w) => w,
+            Err(e) => return fail(e.to_string()),
+        };
+        let snap = match zut_session::read(writer.path()) {
+            Ok(s) => s,
+            Err(e) => return fail(e.to_string()),
+        };
+        ctrl.abort();
+        let Some(mut agent) = ctrl.shutdown().await else {
+            return fail("the conversation has stopped".into());
+        };
+        let _ = tokio::time::timeout(Duration::from_secs(2), &mut *events).await;
+        let path = writer.path().to_path_buf();
+        agent.switch_session(writer, &snap);
+        (*ctrl, *events) = start(agent, tx);
+        place.current = Some(path);
+    }
+    let _ = tx.send(TuiEvent::SessionTotals(Default::default()));
+    let _ = tx.send(TuiEvent::Info("── new session ──".into()));
+}
+
+/// Renames the session file `path` (a `rename` row): the open one through
+/// the agent's writer (the controller is stopped and started again, as for
+/// a switch), another one by opening it (refused when another zut has it
+/// open). The sessions picker comes back with the new title.
+pub async fn rename(
+    ctrl: &mut zut_agent::Controller,
+    events: &mut JoinHandle<()>,
+    place: &Place,
+    path: &str,
+    title: &str,
+    tx: &mpsc::UnboundedSender<TuiEvent>,
+) {
+    let path = PathBuf::from(path);
+    let result = if place.current.as_ref() == Some(&path) {
+        if ctrl.state().busy {
+            Err("the open session is renamed when the turn ends".to_string())
+        } else {
+            match ctrl.shutdown().await {
+                None => Err("the conversation has stopped".to_string()),
+                Some(mut agent) => {
+                    let _ = tokio::time::timeout(Duration::from_secs(2), &mut *events).await;
+                    let r = match agent.session_mut() {
+                        Some(s) => s
+                            .writer_mut()
+                            .rename(title, false)
+                            .map_err(|e| e.to_string()),
+                        None => Err("no session (--no-session)".to_string()),
+                    };
+                    (*ctrl, *events) = start(agent, tx);
+                    r
+                }
+            }
+        }
+    } else {
+        SessionWriter::open(&path)
+            .and_then(|(mut w, _)| w.rename(title, false))
+            .map_err(|e| e.to_string())
+    };
+    let outcome = match result {
+        Ok(()) => {
+            CommandOutcome::Status(format!("renamed: {}", zut_session::normalize_title(title)))
+        }
+        Err(e) => CommandOutcome::Error(format!("rename: {e}")),
+    };
+    // The picker comes back with the renamed row selected.
+    let picker = sessions(place, place.all_scope);
+    let at = picker
+        .items
+        .iter()
+        .position(|i| Path::new(&i.value) == path);
+    let _ = tx.send(TuiEvent::Picker(match at {
+        Some(i) => picker.select(i),
+        None => picker,
+    }));
+    let _ = tx.send(TuiEvent::CommandDone {
+        label: "/sessions".into(),
+        outcome,
+    });
+}
+
 fn parse(place: &Place, kind: PickerKind, value: &str) -> Result<Move, String> {
     let bad = || format!("unexpected pick {value:?}");
-    if kind == PickerKind::Sessions {
+    if matches!(kind, PickerKind::Sessions | PickerKind::AllSessions) {
         return Ok(Move::Resume(PathBuf::from(value)));
     }
     let (what, rest) = value.split_once(':').ok_or_else(bad)?;

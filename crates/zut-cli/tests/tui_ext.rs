@@ -114,7 +114,8 @@ async fn load_error_early_chrome_sidebar_guard_and_extension_theme() {
     t.typ("/theme");
     t.keys(&["Enter"]);
     let s = t.wait_for("from extension solar", 10);
-    assert!(s.contains("(Solarized)"), "{s}");
+    assert!(s.contains("Solarized"), "{s}");
+    t.keys(&["Escape"]);
     let path = solar.join("theme.json").display().to_string();
     t.typ(&format!("/theme {path}"));
     t.keys(&["Enter"]);

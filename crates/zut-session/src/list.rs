@@ -31,6 +31,8 @@ pub struct SessionSummary {
     pub parent: String,
     /// `hide_from_sessions`.
     pub hidden: bool,
+    /// The working directory the session was started in (meta `cwd`).
+    pub cwd: String,
 }
 
 #[derive(Deserialize)]
@@ -139,6 +141,7 @@ fn describe_file(path: &Path, file: File, modified: SystemTime) -> Option<Sessio
         message_count: count,
         parent: meta.parent,
         hidden: meta.hide_from_sessions,
+        cwd: meta.cwd,
     })
 }
 

@@ -81,6 +81,13 @@ pub enum Effect {
         /// The row's value.
         value: String,
     },
+    /// Rename a session file (from the sessions picker).
+    RenameSession {
+        /// The file.
+        path: String,
+        /// The new title.
+        title: String,
+    },
     /// Leave.
     Quit,
 }

@@ -31,13 +31,28 @@ pub fn builtins() -> Vec<CommandInfo> {
         ("info", "provider, model, working directory, extensions"),
         ("copy", "copy the last reply to the clipboard (OSC 52)"),
         ("clear", "clear the conversation and notes"),
-        ("theme", "list themes; /theme <name> switches and saves it"),
+        (
+            "new",
+            "start a new session (the current one stays in /sessions)",
+        ),
+        (
+            "theme",
+            "pick a theme (previewed as you move); /theme <name> switches",
+        ),
         ("model", "pick a model; /model <id> switches"),
         (
             "reasoning",
             "pick the reasoning level; /reasoning <level> sets it",
         ),
         ("settings", "model, reasoning, terminal alerts"),
+        (
+            "yolo",
+            "tool calls without asking (/yolo off: confirm each, like --no-yolo)",
+        ),
+        (
+            "skills",
+            "list skills; enter puts /skill:<name> in the editor",
+        ),
         ("sessions", "resume a session of this directory"),
         ("fork", "fork the session at one of your messages"),
         (

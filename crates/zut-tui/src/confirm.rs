@@ -83,6 +83,19 @@ pub fn focused(app: &App) -> bool {
     !app.confirms.queue.is_empty() && app.chrome.panel.is_none() && app.notes.is_empty()
 }
 
+/// What the keys do while a call waits for an answer, for the status bar
+/// (in place of `esc to stop`, which would refuse the call instead).
+pub fn keys_hint(app: &App) -> Option<String> {
+    if app.confirms.queue.is_empty() || app.chrome.panel.is_some() {
+        return None;
+    }
+    Some(if focused(app) {
+        "1-4/enter answer · esc refuse · ctrl+c stop".into()
+    } else {
+        "esc hides the notes, then answer".into()
+    })
+}
+
 /// Follows the agent's events: a request opens the dialog; the call
 /// starting, finishing, or the turn ending closes it.
 pub(crate) fn on_event(app: &mut App, ev: &AgentEvent) {

@@ -79,6 +79,11 @@ pub trait Controller: Send {
     ) {
         let _ = (request_id, decision);
     }
+    /// Renames the session file `path` (a `rename` row); the sessions
+    /// picker comes back with the new title.
+    fn rename_session(&mut self, path: String, title: String) {
+        let _ = (path, title);
+    }
 }
 
 /// What an extension command answered.
@@ -135,6 +140,10 @@ pub enum TuiEvent {
         /// Reasoning level (`""` = off).
         reasoning: String,
     },
+    /// The conversation moved to another session file (resumed, forked,
+    /// checked out, `/new`): the status bar's counters restart from that
+    /// file's totals.
+    SessionTotals(status::Totals),
     /// An extension command finished.
     CommandDone {
         /// `/name (extension)`.

@@ -146,6 +146,7 @@ pub async fn run(
                     request_id,
                     decision,
                 } => ctrl.answer_approval(request_id, decision),
+                Effect::RenameSession { path, title } => ctrl.rename_session(path, title),
                 Effect::Quit => break 'outer,
             }
         }
@@ -272,6 +273,10 @@ fn conversation(app: &mut App, ev: TuiEvent, themes_dir: Option<&std::path::Path
         TuiEvent::Settings { model, reasoning } => {
             app.status.model = model;
             app.status.reasoning = reasoning;
+            Vec::new()
+        }
+        TuiEvent::SessionTotals(t) => {
+            app.status.set_totals(&t);
             Vec::new()
         }
         TuiEvent::CommandDone { label, outcome } => {

@@ -44,6 +44,23 @@ pub struct Status {
     pub busy_since: Option<Instant>,
     /// Extensions still loading.
     pub loading_extensions: bool,
+    /// What the keys do while busy, when not `(esc to stop)` (the
+    /// confirmation dialog has the keys).
+    pub keys_hint: Option<String>,
+}
+
+/// A session's usage totals (what the counters restart from when the
+/// conversation moves to another file).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Totals {
+    /// Input tokens.
+    pub tokens_in: u64,
+    /// Output tokens.
+    pub tokens_out: u64,
+    /// Cache reads.
+    pub cache_read: u64,
+    /// Cost in USD, when known.
+    pub cost: Option<f64>,
 }
 
 impl Status {
@@ -58,6 +75,16 @@ impl Status {
         }
     }
 
+    /// Restarts the counters from a session's totals (the context share is
+    /// unknown until the next call).
+    pub fn set_totals(&mut self, t: &Totals) {
+        self.tokens_in = t.tokens_in;
+        self.tokens_out = t.tokens_out;
+        self.cache_read = t.cache_read;
+        self.cost = t.cost;
+        self.context_used = 0;
+    }
+
     /// The two status rows at `width` (`now` drives the spinner).
     pub fn rows(&self, width: usize, theme: &Theme, now: Instant) -> Vec<Line<'static>> {
         let mut spans: Vec<Span<'static>> = vec![Span::raw("  ")];
@@ -69,7 +96,8 @@ impl Status {
                 format!("{} {what} {}s ", SPINNER[frame], elapsed.as_secs()),
                 theme.accent,
             ));
-            spans.push(Span::styled("(esc to stop)  ", theme.dim));
+            let keys = self.keys_hint.as_deref().unwrap_or("esc to stop");
+            spans.push(Span::styled(format!("({keys})  "), theme.dim));
         }
         if self.loading_extensions {
             spans.push(Span::styled("loading extensions…  ", theme.dim));

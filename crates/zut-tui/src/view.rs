@@ -56,7 +56,9 @@ pub fn compose(app: &mut App, now: Instant) -> Live {
             cursor: None,
         };
     }
-    let placeholder = if app.busy {
+    let placeholder = if crate::confirm::focused(app) {
+        Some("the dialog above has the keys")
+    } else if app.busy {
         Some("type to queue a prompt · esc to stop")
     } else {
         None
@@ -64,6 +66,7 @@ pub fn compose(app: &mut App, now: Instant) -> Live {
     let (editor_rows, (cx, cy)) =
         app.editor
             .render(width, Span::styled("▌ ", app.theme.accent), placeholder);
+    app.status.keys_hint = crate::confirm::keys_hint(app);
     let status_rows = app.status.rows(width, &app.theme, now);
     let mut bottom: Vec<Line<'static>> = Vec::new();
     // Extension widgets, then status items, above the popup and status bar.

@@ -1,5 +1,6 @@
 //! Pickers: framed lists floating over the chat (`/sessions`, `/fork`,
-//! the session tree, `/model`, `/reasoning`, `/settings`). A picker has the
+//! the session tree, `/model`, `/reasoning`, `/settings`, `/skills`,
+//! `/theme`). A picker has the
 //! keys while it is open: ↑/↓, PgUp/PgDn, Home/End move, typing filters,
 //! Enter picks, Esc clears the filter then closes.
 //!
@@ -11,6 +12,8 @@
 
 mod keys;
 mod render;
+mod sessions;
+mod theme;
 
 use std::time::{Duration, Instant};
 
@@ -36,6 +39,13 @@ pub enum PickerKind {
     Reasoning,
     /// Settings (model, reasoning, alerts).
     Settings,
+    /// Resume a session of any directory (the sessions picker's other
+    /// scope, Tab).
+    AllSessions,
+    /// The skills; a pick puts `/skill:<name> ` into the editor.
+    Skills,
+    /// Themes, previewed while moving.
+    Theme,
 }
 
 impl PickerKind {
@@ -48,6 +58,9 @@ impl PickerKind {
             Self::Model => "model",
             Self::Reasoning => "reasoning",
             Self::Settings => "settings",
+            Self::AllSessions => "sessions",
+            Self::Skills => "skills",
+            Self::Theme => "theme",
         }
     }
 }
@@ -107,13 +120,26 @@ pub struct Picker {
     pub selected: usize,
     /// Shown when there are no rows at all.
     pub empty: String,
+    /// The new title being typed for the selected session (Ctrl+R in the
+    /// sessions picker).
+    pub rename: Option<String>,
+    /// What Esc goes back to (the theme in use before the preview).
+    pub origin: String,
 }
 
 impl Picker {
     /// A picker of `kind` with `items`; the first current row is selected.
     pub fn new(kind: PickerKind, title: &str, items: Vec<PickerItem>) -> Self {
         let hint = match kind {
-            PickerKind::Sessions => "↑/↓ pick · enter resume · type to filter · esc cancel",
+            PickerKind::Sessions | PickerKind::AllSessions => {
+                "↑/↓ pick · enter resume · type to filter · tab scope · ctrl+r rename · esc cancel"
+            }
+            PickerKind::Skills => {
+                "↑/↓ pick · enter insert /skill:<name> · type to filter · esc close"
+            }
+            PickerKind::Theme => {
+                "↑/↓ preview · enter switch and save · type to filter · esc restore"
+            }
             PickerKind::Fork => {
                 "↑/↓ pick · enter fork (the message back in the editor) · esc cancel"
             }
@@ -134,6 +160,8 @@ impl Picker {
             query: String::new(),
             selected,
             empty: "nothing to pick".into(),
+            rename: None,
+            origin: String::new(),
         }
     }
 
@@ -189,6 +217,11 @@ pub(crate) fn builtin(app: &mut App, name: &str, args: &str) -> Option<Vec<Effec
             app.picker = Some(settings_picker(app));
             return Some(Vec::new());
         }
+        "skills" => PickerKind::Skills,
+        "theme" | "themes" if args.is_empty() => {
+            app.picker = Some(theme::picker(app));
+            return Some(Vec::new());
+        }
         _ => return None,
     };
     Some(open(app, kind))
@@ -200,7 +233,7 @@ pub(crate) fn open(app: &mut App, kind: PickerKind) -> Vec<Effect> {
     if app.busy
         && matches!(
             kind,
-            PickerKind::Sessions | PickerKind::Fork | PickerKind::Tree
+            PickerKind::Sessions | PickerKind::AllSessions | PickerKind::Fork | PickerKind::Tree
         )
     {
         app.push_note(
@@ -288,7 +321,13 @@ fn picked(app: &mut App, kind: PickerKind, value: String) -> Vec<Effect> {
             }
             _ => Vec::new(),
         },
-        PickerKind::Sessions | PickerKind::Fork | PickerKind::Tree => {
+        PickerKind::Skills => {
+            app.editor.insert(&format!("/skill:{value} "));
+            app.popup_dismissed = true;
+            Vec::new()
+        }
+        PickerKind::Theme => crate::themes::command(app, &value),
+        PickerKind::Sessions | PickerKind::AllSessions | PickerKind::Fork | PickerKind::Tree => {
             vec![Effect::Pick { kind, value }]
         }
     }
@@ -296,10 +335,18 @@ fn picked(app: &mut App, kind: PickerKind, value: String) -> Vec<Effect> {
 
 /// A key while a picker is open.
 pub(crate) fn key(app: &mut App, key: &crossterm::event::KeyEvent) -> Vec<Effect> {
+    if let Some(effects) = sessions::key(app, key) {
+        return effects;
+    }
     let Some(p) = app.picker.as_mut() else {
         return Vec::new();
     };
-    match keys::handle(p, key) {
+    let outcome = keys::handle(p, key);
+    theme::preview(app, &outcome);
+    let Some(p) = app.picker.as_mut() else {
+        return Vec::new();
+    };
+    match outcome {
         Outcome::Stay => Vec::new(),
         Outcome::Close => {
             app.picker = None;
@@ -316,6 +363,9 @@ pub(crate) fn key(app: &mut App, key: &crossterm::event::KeyEvent) -> Vec<Effect
 /// A paste while a picker is open goes into the filter.
 pub(crate) fn paste(app: &mut App, text: &str) {
     if let Some(p) = app.picker.as_mut() {
+        if sessions::paste(p, text) {
+            return;
+        }
         p.query.push_str(
             &crate::sanitize::clean_line(text)
                 .chars()
@@ -324,6 +374,7 @@ pub(crate) fn paste(app: &mut App, text: &str) {
         );
         p.selected = 0;
     }
+    theme::preview(app, &Outcome::Stay);
 }
 
 pub use render::rows;

@@ -40,7 +40,14 @@ pub fn rows(p: &Picker, width: usize, max: usize, theme: &Theme) -> Vec<Line<'st
         Span::styled(title, theme.accent),
         Span::styled(format!("{}╮", "─".repeat(right)), border),
     ])];
-    let filter = if p.query.is_empty() {
+    let filter = if let Some(title) = &p.rename {
+        Line::from(vec![
+            Span::styled(" rename to: ", theme.accent),
+            Span::styled(crate::sanitize::clean_line(title), theme.text),
+            Span::styled("▌", theme.accent),
+            Span::styled("  (enter save · esc cancel)", theme.dim),
+        ])
+    } else if p.query.is_empty() {
         Line::default()
     } else {
         Line::from(vec![
