@@ -116,6 +116,9 @@ async fn load_error_early_chrome_sidebar_guard_and_extension_theme() {
     let s = t.wait_for("from extension solar", 10);
     assert!(s.contains("Solarized"), "{s}");
     t.keys(&["Escape"]);
+    // (The picker must be gone before typing: an Esc followed at once by
+    // `/` reads as Alt+/.)
+    assert!(wait_until(10, || !t.screen().contains("esc restore")));
     let path = solar.join("theme.json").display().to_string();
     t.typ(&format!("/theme {path}"));
     t.keys(&["Enter"]);
