@@ -42,6 +42,21 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// Consumes `lit` if the text continues with exactly it (no
+    /// whitespace skipped).
+    pub(crate) fn literal(&mut self, lit: &str) -> bool {
+        if self
+            .bytes()
+            .get(self.pos..)
+            .is_some_and(|rest| rest.starts_with(lit.as_bytes()))
+        {
+            self.pos += lit.len();
+            true
+        } else {
+            false
+        }
+    }
+
     /// Whether only whitespace is left.
     pub(crate) fn at_end(&mut self) -> bool {
         self.ws();

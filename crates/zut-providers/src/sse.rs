@@ -55,31 +55,10 @@ pub struct SseParser {
     dispatched: bool,
 }
 
-/// The index of the first `\n` or `\r` in `hay` (eight bytes at a time).
+/// The index of the first `\n` or `\r` in `hay` (SIMD where the CPU has it).
+#[inline]
 fn find_eol(hay: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    const LF: u64 = ONES * b'\n' as u64;
-    const CR: u64 = ONES * b'\r' as u64;
-    let mut words = hay.chunks_exact(8);
-    let mut offset = 0;
-    for word in &mut words {
-        let mut bytes = [0u8; 8];
-        bytes.copy_from_slice(word);
-        let w = u64::from_le_bytes(bytes);
-        let (a, b) = (w ^ LF, w ^ CR);
-        // Exact for the lowest matching byte, which is all we need.
-        let hits = (a.wrapping_sub(ONES) & !a | b.wrapping_sub(ONES) & !b) & HIGH;
-        if hits != 0 {
-            return Some(offset + (hits.trailing_zeros() / 8) as usize);
-        }
-        offset += 8;
-    }
-    words
-        .remainder()
-        .iter()
-        .position(|&b| b == b'\n' || b == b'\r')
-        .map(|i| offset + i)
+    memchr::memchr2(b'\n', b'\r', hay)
 }
 
 fn push_utf8(out: &mut String, bytes: &[u8]) {
@@ -230,7 +209,7 @@ impl SseParser {
         if line[0] == b':' {
             return false;
         }
-        let (field, value) = match line.iter().position(|&b| b == b':') {
+        let (field, value) = match memchr::memchr(b':', line) {
             Some(colon) => {
                 let value = &line[colon + 1..];
                 (&line[..colon], value.strip_prefix(b" ").unwrap_or(value))

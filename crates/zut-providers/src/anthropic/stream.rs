@@ -156,6 +156,10 @@ impl Decoder {
         asm: &mut Assembler,
         emit: &mut Emit<'_>,
     ) -> Result<Flow, ProviderError> {
+        if let Some((index, field, value)) = exact_block_delta(sse.data) {
+            self.delta_value(index, field, value, asm, emit);
+            return Ok(Flow::Continue);
+        }
         if let Some((index, delta)) = fast_block_delta(sse.data) {
             self.block_delta(index, delta, asm, emit);
             return Ok(Flow::Continue);
@@ -271,24 +275,92 @@ impl Decoder {
         asm: &mut Assembler,
         emit: &mut Emit<'_>,
     ) {
-        let Some((slot, kind)) = self.block(index) else {
+        let (field, value) = match delta.kind.as_deref() {
+            Some("text_delta") => (DeltaField::Text, delta.text),
+            Some("thinking_delta") => (DeltaField::Thinking, delta.thinking),
+            Some("signature_delta") => (DeltaField::Signature, delta.signature),
+            Some("input_json_delta") => (DeltaField::PartialJson, delta.partial_json),
+            _ => return, // citations_delta and friends
+        };
+        if let Some(index) = index {
+            self.delta_value(index, field, value.unwrap_or_default().0, asm, emit);
+        }
+    }
+
+    /// The value of a delta for block `index`, when the block is of the
+    /// kind the delta belongs to.
+    #[inline]
+    fn delta_value(
+        &mut self,
+        index: usize,
+        field: DeltaField,
+        value: Cow<'_, str>,
+        asm: &mut Assembler,
+        emit: &mut Emit<'_>,
+    ) {
+        let Some((slot, kind)) = self.block(Some(index)) else {
             return;
         };
-        match (delta.kind.as_deref(), kind) {
-            (Some("text_delta"), BlockKind::Text) => {
-                asm.text(slot, delta.text.unwrap_or_default().0, emit)
-            }
-            (Some("thinking_delta"), BlockKind::Thinking) => {
-                asm.thinking(slot, delta.thinking.unwrap_or_default().0, emit)
-            }
-            (Some("signature_delta"), BlockKind::Thinking) => {
-                asm.signature(slot, delta.signature.as_deref().unwrap_or(""))
-            }
-            (Some("input_json_delta"), BlockKind::Tool) => {
-                asm.args(slot, delta.partial_json.as_deref().unwrap_or(""), emit)
-            }
-            _ => {} // citations_delta and friends
+        match (field, kind) {
+            (DeltaField::Text, BlockKind::Text) => asm.text(slot, value, emit),
+            (DeltaField::Thinking, BlockKind::Thinking) => asm.thinking(slot, value, emit),
+            (DeltaField::Signature, BlockKind::Thinking) => asm.signature(slot, &value),
+            (DeltaField::PartialJson, BlockKind::Tool) => asm.args(slot, &value, emit),
+            _ => {}
         }
+    }
+}
+
+/// The field of a `content_block_delta`'s `delta` that carries its value,
+/// named by the delta's `type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DeltaField {
+    /// `text_delta`: `text`.
+    Text,
+    /// `thinking_delta`: `thinking`.
+    Thinking,
+    /// `signature_delta`: `signature`.
+    Signature,
+    /// `input_json_delta`: `partial_json`.
+    PartialJson,
+}
+
+/// The exact bytes Anthropic's API sends for a delta, up to the value:
+/// `{"type":"content_block_delta","index":N,"delta":{"type":"<kind>","<field>":`.
+const EXACT_PREFIX: &str = r#"{"type":"content_block_delta","index":"#;
+const EXACT_KINDS: [(&str, DeltaField); 4] = [
+    (r#","delta":{"type":"text_delta","text":"#, DeltaField::Text),
+    (
+        r#","delta":{"type":"input_json_delta","partial_json":"#,
+        DeltaField::PartialJson,
+    ),
+    (
+        r#","delta":{"type":"thinking_delta","thinking":"#,
+        DeltaField::Thinking,
+    ),
+    (
+        r#","delta":{"type":"signature_delta","signature":"#,
+        DeltaField::Signature,
+    ),
+];
+
+/// The fastest path: a `content_block_delta` exactly as Anthropic's API
+/// writes it (keys in its order, no whitespace before the value), matched
+/// by its literal bytes; only the index and the value string are scanned.
+/// `None` for anything else, which then takes [`fast_block_delta`] or
+/// `serde_json`. What it accepts decodes to the same index and value as
+/// through `serde_json`.
+fn exact_block_delta(data: &str) -> Option<(usize, DeltaField, Cow<'_, str>)> {
+    let mut c = Cursor::new(data.strip_prefix(EXACT_PREFIX)?);
+    let index = c.usize()?;
+    let field = EXACT_KINDS
+        .iter()
+        .find_map(|(lit, field)| c.literal(lit).then_some(*field))?;
+    let value = c.string()?;
+    if c.eat(b'}') && c.eat(b'}') && c.at_end() {
+        Some((index, field, value))
+    } else {
+        None
     }
 }
 
@@ -441,6 +513,67 @@ mod tests {
                 "fast path should decline {data}"
             );
             assert!(serde_json::from_str::<Event<'_>>(data).is_ok(), "{data}");
+        }
+    }
+
+    #[test]
+    fn exact_delta_path_agrees_with_serde() {
+        let accepted = [
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello"}}"#,
+            r#"{"type":"content_block_delta","index":12,"delta":{"type":"text_delta","text":"h\u00e9\"llo\\\n\t"}}"#,
+            r#"{"type":"content_block_delta","index":3,"delta":{"type":"input_json_delta","partial_json":"{\"a\":"}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"thinking_delta","thinking":"hm"}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"signature_delta","signature":"sig"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":""}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"→ ✓ \ud83d\ude00"}} "#,
+            "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\": \"a\" } }\r\n",
+        ];
+        for data in accepted {
+            let (index, field, value) = exact_block_delta(data).unwrap_or_else(|| panic!("{data}"));
+            let (serde_index, serde_fields) = via_serde(data).unwrap();
+            assert_eq!(Some(index), serde_index, "{data}");
+            let slot = match field {
+                DeltaField::Text => 1,
+                DeltaField::PartialJson => 2,
+                DeltaField::Thinking => 3,
+                DeltaField::Signature => 4,
+            };
+            assert_eq!(
+                Some(value.as_ref()),
+                serde_fields[slot].as_deref(),
+                "{data}"
+            );
+            let kind = serde_fields[0].as_deref().unwrap();
+            assert!(kind.starts_with(["text", "input_json", "thinking", "signature"][slot - 1]));
+            let others = serde_fields
+                .iter()
+                .enumerate()
+                .filter(|(i, f)| *i != 0 && *i != slot && f.is_some());
+            assert_eq!(others.count(), 0, "{data}");
+        }
+        let declined = [
+            // Another key order or extra keys: the general fast path's job.
+            r#"{"index":0,"type":"content_block_delta","delta":{"type":"text_delta","text":"a"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"text":"a","type":"text_delta"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a","x":1}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"},"usage":{}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","thinking":"a"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"citations_delta","citation":{}}}"#,
+            // Not JSON, or not what serde accepts.
+            r#"{"type":"content_block_delta","index":01,"delta":{"type":"text_delta","text":"a"}}"#,
+            r#"{"type":"content_block_delta","index":-1,"delta":{"type":"text_delta","text":"a"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}} x"#,
+            "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"a\u{1}\"}}",
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"lone \ud800"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":null}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"#,
+            r#"{"type":"content_block_delta","index":"#,
+            "",
+        ];
+        for data in declined {
+            assert!(exact_block_delta(data).is_none(), "{data}");
         }
     }
 
