@@ -186,6 +186,7 @@ impl Agent {
             content: json_blocks(&user.content),
             time: now_rfc3339(),
         });
+        self.title_session(&user.text());
         // The row reaches the file before the model is called.
         let persisted = self.persist_message(&user, Vec::new());
         self.transcript.push(user);

@@ -22,6 +22,8 @@ pub const STATE_NOT_PERSISTED: &str = "tool result state could not be persisted"
 pub struct AgentSession {
     writer: SessionWriter,
     cumulative: Usage,
+    /// The file was looked at for a title (or titled) by this run.
+    titled: bool,
 }
 
 impl AgentSession {
@@ -74,7 +76,14 @@ impl Agent {
             self.transcript = to_provider(&snap.messages);
             self.activated = snap.activated_tools().into_iter().collect::<BTreeSet<_>>();
         }
-        self.session = Some(AgentSession { writer, cumulative });
+        // A resumed conversation or a renamed file keeps its title.
+        let titled =
+            snapshot.is_some_and(|snap| !snap.title.is_empty() || !snap.messages.is_empty());
+        self.session = Some(AgentSession {
+            writer,
+            cumulative,
+            titled,
+        });
     }
 
     /// The attached session, if any.
@@ -91,6 +100,34 @@ impl Agent {
     /// content is removed. `None` without a session.
     pub fn close_session(&mut self) -> Option<zut_session::Result<Closed>> {
         self.session.take().map(|s| s.writer.close())
+    }
+
+    /// Titles an untitled session after its first prompt, as print mode
+    /// titles a new file (sessions-themes-skills.md §1.3: a repeated `meta`
+    /// row, the last one wins): RPC and ACP open their file before any
+    /// prompt is known. Only while the conversation is empty and the file
+    /// has no title, so a resumed or renamed session keeps its own. A
+    /// failed write is left to the message row that follows.
+    pub(crate) fn title_session(&mut self, first_prompt: &str) {
+        if !self.transcript.is_empty() {
+            return;
+        }
+        let Some(s) = self.session.as_mut() else {
+            return;
+        };
+        if !s.writer.meta().title.is_empty() || s.titled {
+            return;
+        }
+        s.titled = true;
+        let title = zut_session::title_from_prompt(first_prompt);
+        if title.is_empty() {
+            return;
+        }
+        let mut meta = s.writer.meta().clone();
+        meta.title = title;
+        if let Err(e) = s.writer.append(&zut_session::Row::Meta(meta)) {
+            tracing::warn!(%e, "could not title the session");
+        }
     }
 
     /// Writes `message` (with `added_tool_names`) to the session, if any.

@@ -163,3 +163,73 @@ async fn resumed_activations_offer_deferred_tools() {
     assert!(offered_tools(&server.requests()[0].body).contains(&"secret_tool".to_string()));
     host.shutdown().await;
 }
+
+/// RPC and ACP open their file before any prompt: the first prompt titles
+/// it as print mode would (a repeated `meta` row), later prompts and
+/// resumed or already titled files keep their title.
+#[tokio::test]
+async fn an_untitled_session_is_titled_by_its_first_prompt() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    let mut a = agent(&env, &server, "anthropic", None);
+    let opened = new_session(&env);
+    let path = opened.writer.path().to_path_buf();
+    assert_eq!(zut_session::read(&path).unwrap().title, "");
+    a.attach_session(opened.writer, None);
+    server.push(Script::anthropic_text("one"));
+    run(&mut a, "  \"Title: Fix the\n  parser\"  ").await;
+    server.push(Script::anthropic_text("two"));
+    run(&mut a, "something else").await;
+    let snap = zut_session::read(&path).unwrap();
+    assert_eq!(snap.title, zut_session::title_from_prompt("Fix the parser"));
+    assert_eq!(snap.meta.title, snap.title);
+    assert_eq!(snap.messages.len(), 4);
+    let rows = std::fs::read_to_string(&path).unwrap();
+    let types: Vec<String> = rows
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["type"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(&types[..3], ["meta", "meta", "message"], "{rows}");
+    assert_eq!(types.iter().filter(|t| *t == "meta").count(), 2);
+    let dir = zut_session::sessions_dir(&env.home, &env.project.display().to_string());
+    assert_eq!(
+        zut_session::list(&dir, true)
+            .iter()
+            .find(|s| s.path == path)
+            .map(|s| s.title.clone()),
+        Some(snap.title.clone())
+    );
+
+    // A resumed conversation keeps its title; a `clear` does not retitle.
+    a.close_session();
+    let (w, snap) = SessionWriter::open(&path).unwrap();
+    let mut b = agent(&env, &server, "anthropic", None);
+    b.attach_session(w, Some(&snap));
+    b.clear();
+    server.push(Script::anthropic_text("three"));
+    run(&mut b, "a new subject").await;
+    assert_eq!(zut_session::read(&path).unwrap().title, snap.title);
+
+    // A file created with a title (print mode) is not retitled.
+    let titled = zut_session::open(
+        &Choice::New,
+        &env.home,
+        &env.project.display().to_string(),
+        NewSession {
+            title: "given".into(),
+            ..NewSession::default()
+        },
+    )
+    .unwrap();
+    let titled_path = titled.writer.path().to_path_buf();
+    let mut c = agent(&env, &server, "anthropic", None);
+    c.attach_session(titled.writer, None);
+    server.push(Script::anthropic_text("four"));
+    run(&mut c, "other words").await;
+    assert_eq!(zut_session::read(&titled_path).unwrap().title, "given");
+}

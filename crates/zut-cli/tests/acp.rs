@@ -661,6 +661,19 @@ async fn session_load_replays_the_history_and_continues() {
     assert_eq!(reqs.len(), 3);
     assert!(reqs[2].raw_body.contains("the secret is 42"));
     assert!(reqs[2].raw_body.contains("and now?"));
+    // The new session's file was titled by its first prompt; the loaded
+    // one kept that title.
+    let dir = zut_session::sessions_dir(
+        &env.home,
+        &env.project.canonicalize().unwrap().display().to_string(),
+    );
+    let listed = zut_session::list(&dir, true);
+    let file = listed
+        .iter()
+        .find(|s| s.id == sid)
+        .expect("the session file");
+    let snap = zut_session::read(&file.path).unwrap();
+    assert_eq!(snap.meta.title, "what is the secret?");
 }
 
 /// An extension whose process dies in the middle of a turn: its tool call

@@ -122,6 +122,9 @@ async fn session_path_writes_rows_and_resumes_them() {
         .collect();
     assert_eq!(kinds[0], "meta");
     assert_eq!(kinds.iter().filter(|k| *k == "usage").count(), 2);
+    // Untitled when opened, titled by the first prompt as print mode does.
+    assert_eq!(kinds[1], "meta");
+    assert_eq!(zut_session::read(&file).unwrap().title, "one");
     // session_start, then session_opened, both naming the file.
     let events: Vec<Value> = std::fs::read_to_string(marks.join("events.jsonl"))
         .unwrap()
@@ -147,6 +150,7 @@ async fn session_path_writes_rows_and_resumes_them() {
     assert_eq!(sent.as_array().unwrap().len(), 5, "{sent}");
     assert_eq!(sent[0]["content"][0]["text"], "one");
     assert_eq!(message_rows(&file).len(), 6);
+    assert_eq!(zut_session::read(&file).unwrap().title, "one");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
