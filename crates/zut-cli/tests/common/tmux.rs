@@ -42,7 +42,8 @@ impl Tmux {
         let socket = format!("zut-tui-{}-{n}", std::process::id());
         let dir = env.home.join(format!("tmux-{n}"));
         std::fs::create_dir_all(&dir).unwrap();
-        let bin = zut_test_support::workspace_bin("zut");
+        // This crate's own binary, built by cargo for its tests.
+        let bin = PathBuf::from(env!("CARGO_BIN_EXE_zut"));
         let mut cmd = format!(
             "cd {} && exec sh -c 'echo $$ > \"$0\"; exec \"$@\"' {} env ZUT_HOME={} TERM=xterm-256color {} --provider anthropic --base-url {} --api-key sk-test --model test-model",
             sh(&env.project),
@@ -122,7 +123,7 @@ impl Tmux {
         loop {
             let s = self.all();
             if s.contains(needle) {
-                return s;
+                return self.settled(s, needle);
             }
             assert!(
                 Instant::now() < deadline,
@@ -130,6 +131,22 @@ impl Tmux {
             );
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    /// A capture can catch a frame half painted: capture again until two
+    /// in a row agree (a spinner may keep one from settling: up to 1 s),
+    /// keeping the last capture that still shows `needle`.
+    fn settled(&self, mut last: String, needle: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(1);
+        while Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(30));
+            let now = self.all();
+            if now == last || !now.contains(needle) {
+                break;
+            }
+            last = now;
+        }
+        last
     }
 
     pub fn pid(&self) -> u32 {
