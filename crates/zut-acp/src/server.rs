@@ -60,11 +60,21 @@ pub async fn serve_stdio(backend: Arc<dyn Backend>) -> Result<(), String> {
                     // Opening a conversation starts extensions: off the
                     // dispatch loop, so other requests keep flowing.
                     let (backend, table, conn) = (backend.clone(), t2.clone(), cx.clone());
+                    let mcp = crate::updates::mcp_notice(&req.mcp_servers);
                     cx.spawn(async move {
                         match open(&backend, &table, &conn, req.cwd, None).await {
                             Ok((id, session)) => {
                                 responder.respond(NewSessionResponse::new(id.clone()))?;
-                                advertise(&conn, &SessionId::new(id), &session.controller);
+                                let sid = SessionId::new(id);
+                                advertise(&conn, &sid, &session.controller);
+                                if let Some(notice) = mcp {
+                                    // On the agent's log (stderr) and in the thread.
+                                    eprintln!("zut acp: {notice}");
+                                    let _ = conn.send_notification(SessionNotification::new(
+                                        sid,
+                                        crate::updates::note_update(&notice),
+                                    ));
+                                }
                                 Ok(())
                             }
                             Err(e) => responder.respond_with_error(e),

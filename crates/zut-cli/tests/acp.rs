@@ -859,3 +859,42 @@ for line in sys.stdin:
         reqs[1].raw_body
     );
 }
+
+/// zut has no MCP client: MCP servers given in `session/new` are not
+/// dropped silently, the thread (and the agent's log) says they were not
+/// started; the session works as usual.
+#[tokio::test]
+async fn mcp_servers_in_session_new_get_a_notice() {
+    use agent_client_protocol::v1::schema::{McpServer, McpServerStdio};
+
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_text("Hello."));
+    let cwd = env.project.clone();
+    let updates = with_client(zut_acp(&env, &server), async move |cx| {
+        cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
+            .block_task()
+            .await?;
+        let servers = vec![
+            McpServer::Stdio(McpServerStdio::new("files", "/usr/bin/mcp-files")),
+            McpServer::Stdio(McpServerStdio::new("git", "/usr/bin/mcp-git")),
+        ];
+        let sid = cx
+            .send_request(NewSessionRequest::new(cwd).mcp_servers(servers))
+            .block_task()
+            .await?
+            .session_id;
+        let r = cx
+            .send_request(PromptRequest::new(sid, text("hi")))
+            .block_task()
+            .await?;
+        assert_eq!(r.stop_reason, StopReason::EndTurn);
+        Ok(())
+    })
+    .await;
+    let said = message_text(&updates);
+    let notice =
+        "MCP servers are not supported by zut (it has no MCP client); not started: files, git";
+    assert!(said.contains(notice), "{said}");
+    assert!(said.ends_with("Hello."), "{said}");
+}
