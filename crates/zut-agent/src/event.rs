@@ -374,6 +374,14 @@ impl AgentEvent {
         if let Self::TextDelta { delta } = self {
             // The most frequent event by far: skip serde's enum machinery.
             out.extend_from_slice(br#"{"type":"text_delta","delta":"#);
+            // Most deltas need no escape (none of `"`, `\`, controls):
+            // copied as they are, exactly what serde_json writes.
+            if !delta.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+                out.push(b'"');
+                out.extend_from_slice(delta.as_bytes());
+                out.extend_from_slice(b"\"}");
+                return;
+            }
             if serde_json::to_writer(&mut *out, delta).is_ok() {
                 out.push(b'}');
                 return;
@@ -486,7 +494,11 @@ mod tests {
         let delta = AgentEvent::TextDelta {
             delta: "h\u{e9}\"l\\lo\n\t\u{1}".into(),
         };
-        for ev in [&e, &delta, &AgentEvent::Done] {
+        let plain = AgentEvent::TextDelta {
+            delta: "plain \u{e9}\u{1f600} /\u{7f}~".into(),
+        };
+        let empty = AgentEvent::TextDelta { delta: "".into() };
+        for ev in [&e, &delta, &plain, &empty, &AgentEvent::Done] {
             let mut line = b"x".to_vec();
             ev.write_json(&mut line);
             assert_eq!(line, format!("x{}", ev.to_json()).into_bytes());
