@@ -94,8 +94,11 @@ impl Dispatcher {
                 c.prompt(parts, Tag::encode(id, kind, None));
             }
             Request::Abort => {
-                c.abort();
+                // The response is queued before the turn is cancelled, so
+                // it always precedes the aborted turn's `turn_end`/`done`
+                // (cancelling first let the worker's events overtake it).
                 self.respond(Response::ok(id, kind, None));
+                c.abort();
             }
             Request::Compact { instructions } => {
                 c.compact(
