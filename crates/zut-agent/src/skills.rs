@@ -101,7 +101,10 @@ pub fn run_tool(set: &SkillSet, args: &Value) -> (bool, String) {
         .unwrap_or("")
         .trim();
     match set.get(name) {
-        Some(skill) => (false, zut_skills::expand_invocation(skill, "")),
+        Some(skill) => match zut_skills::expand_invocation(skill, "") {
+            Ok(text) => (false, text),
+            Err(why) => (true, why),
+        },
         None => {
             let known: Vec<&str> = set.for_model().map(|s| s.name.as_str()).collect();
             let list = if known.is_empty() {
@@ -143,7 +146,7 @@ pub fn expand_command(set: Option<&SkillSet>, text: &str) -> Option<Result<Strin
         return Some(Err("/skill: needs a skill name, e.g. /skill:review".into()));
     }
     Some(match set.get(&name) {
-        Some(skill) => Ok(zut_skills::expand_invocation(skill, &request)),
+        Some(skill) => zut_skills::expand_invocation(skill, &request),
         None => {
             let known: Vec<&str> = set.visible().map(|s| s.name.as_str()).collect();
             let hint = if known.is_empty() {
@@ -205,6 +208,7 @@ mod tests {
             zut_home: home.path().join("zh"),
             user_home: Some(home.path().into()),
             agent_dirs: vec![],
+            cache_dir: None,
         };
         let builtins = vec![Skill::builtin("bi", "x")];
         let set = SkillSet::discover(&opts, &[], &builtins);

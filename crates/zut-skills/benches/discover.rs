@@ -15,6 +15,7 @@ fn bench(c: &mut Criterion) {
         zut_home: home.clone(),
         user_home: Some(user.clone()),
         agent_dirs: vec![agent],
+        cache_dir: None,
     };
     let roots: Vec<_> = opts.roots().into_iter().map(|(p, _)| p).collect();
     for i in 0..500 {
@@ -32,6 +33,21 @@ fn bench(c: &mut Criterion) {
     c.bench_function("discover_500_skills_7_roots", |b| {
         b.iter(|| {
             let set = SkillSet::discover(&opts, &[], &[]);
+            assert_eq!(set.skills().len(), 500);
+        })
+    });
+    // With the discovery cache, nothing changed since it was written: the
+    // files must be older than the racy window (2 s) to be trusted, as
+    // they are on a real start.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let cached = DiscoverOptions {
+        cache_dir: Some(tmp.path().join("cache")),
+        ..opts.clone()
+    };
+    assert_eq!(SkillSet::discover(&cached, &[], &[]).skills().len(), 500);
+    c.bench_function("discover_500_skills_7_roots_cached", |b| {
+        b.iter(|| {
+            let set = SkillSet::discover(&cached, &[], &[]);
             assert_eq!(set.skills().len(), 500);
         })
     });

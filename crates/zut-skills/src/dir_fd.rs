@@ -33,6 +33,116 @@ pub(crate) struct Entry {
 /// Identity of a directory: device and inode.
 pub(crate) type DirId = (u64, u64);
 
+/// What the discovery cache compares of a file or directory: device,
+/// inode, size, modification and status-change times (ns since the epoch).
+/// Any write, rename into place, `touch` or `chmod` changes one of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Stamp(pub u64, pub u64, pub u64, pub i64, pub i64);
+
+impl Stamp {
+    /// Device and inode.
+    pub fn id(&self) -> DirId {
+        (self.0, self.1)
+    }
+
+    /// The later of the modification and status-change times.
+    pub fn changed_ns(&self) -> i64 {
+        self.3.max(self.4)
+    }
+}
+
+/// `stat` of `path` (following a final symbolic link when `follow`): its
+/// stamp and kind. One system call.
+#[cfg(target_os = "linux")]
+pub(crate) fn stat_path(path: &Path, follow: bool) -> std::io::Result<(Stamp, Kind)> {
+    use rustix::fs::{statat, AtFlags, CWD};
+    let flags = if follow {
+        AtFlags::empty()
+    } else {
+        AtFlags::SYMLINK_NOFOLLOW
+    };
+    Ok(stamp_of(&statat(CWD, path, flags)?))
+}
+
+/// The stamp and kind of a `stat` result.
+#[cfg(target_os = "linux")]
+#[allow(clippy::unnecessary_cast)] // field types differ between targets
+fn stamp_of(st: &rustix::fs::Stat) -> (Stamp, Kind) {
+    use rustix::fs::FileType;
+    let ns = |s: i64, n: i64| s.saturating_mul(1_000_000_000).saturating_add(n);
+    let stamp = Stamp(
+        st.st_dev as u64,
+        st.st_ino as u64,
+        st.st_size as u64,
+        ns(st.st_mtime as i64, st.st_mtime_nsec as i64),
+        ns(st.st_ctime as i64, st.st_ctime_nsec as i64),
+    );
+    let kind = match FileType::from_raw_mode(st.st_mode) {
+        FileType::Directory => Kind::Dir,
+        FileType::RegularFile => Kind::File,
+        FileType::Symlink => Kind::Symlink,
+        _ => Kind::Other,
+    };
+    (stamp, kind)
+}
+
+/// `stat` of `path` (following a final symbolic link when `follow`).
+#[cfg(all(unix, not(target_os = "linux")))]
+pub(crate) fn stat_path(path: &Path, follow: bool) -> std::io::Result<(Stamp, Kind)> {
+    use std::os::unix::fs::MetadataExt;
+    let m = if follow {
+        std::fs::metadata(path)?
+    } else {
+        std::fs::symlink_metadata(path)?
+    };
+    let ns = |s: i64, n: i64| s.saturating_mul(1_000_000_000).saturating_add(n);
+    let stamp = Stamp(
+        m.dev(),
+        m.ino(),
+        m.size(),
+        ns(m.mtime(), m.mtime_nsec()),
+        ns(m.ctime(), m.ctime_nsec()),
+    );
+    let ft = m.file_type();
+    let kind = if ft.is_symlink() {
+        Kind::Symlink
+    } else if ft.is_dir() {
+        Kind::Dir
+    } else if ft.is_file() {
+        Kind::File
+    } else {
+        Kind::Other
+    };
+    Ok((stamp, kind))
+}
+
+/// No stamps without Unix metadata: the discovery cache is off.
+#[cfg(not(unix))]
+pub(crate) fn stat_path(_path: &Path, _follow: bool) -> std::io::Result<(Stamp, Kind)> {
+    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+}
+
+/// Whether the discovery cache can work here (it needs [`stat_path`]).
+pub(crate) const CACHE_SUPPORTED: bool = cfg!(unix);
+
+/// Reads the `SKILL.md` at `path` (following links) as
+/// [`Dir::read_skill`] does, for a directory that was not opened (its
+/// listing came from the discovery cache).
+pub(crate) fn read_skill_at<'b>(
+    path: &Path,
+    regular: bool,
+    buf: &'b mut Vec<u8>,
+) -> Result<&'b str, ReadError> {
+    let file = std::fs::File::open(path).map_err(open_error)?;
+    read_open_skill(file, !regular, buf)
+}
+
+/// Whether the symbolic link at `path` leads to a directory (as
+/// [`Dir::link_is_dir`], by path).
+pub(crate) fn link_is_dir_at(path: &Path) -> Option<bool> {
+    std::fs::metadata(path).ok().map(|m| m.is_dir())
+}
+
 /// Reads an open `SKILL.md` into `buf` (cleared first; reused across
 /// files, so a scan allocates no read buffer per skill): at most
 /// [`MAX_SKILL_BYTES`] + 1 bytes, text only. `checked`: the caller has not
@@ -84,7 +194,7 @@ mod imp {
     use rustix::fd::OwnedFd;
     use rustix::fs::{fstat, openat, statat, AtFlags, FileType, Mode, OFlags, RawDir, CWD};
 
-    use super::{open_error, read_open_skill, DirId, Entry, Kind};
+    use super::{open_error, read_open_skill, stamp_of, DirId, Entry, Kind, Stamp};
     use crate::skill::ReadError;
 
     /// An open directory.
@@ -105,6 +215,13 @@ mod imp {
             })
         }
 
+        /// Opens `path` when it is a directory and not a symbolic link.
+        pub fn open_nofollow(path: &Path) -> io::Result<Self> {
+            Ok(Self {
+                fd: openat(CWD, path, DIR_FLAGS | OFlags::NOFOLLOW, Mode::empty())?,
+            })
+        }
+
         /// Opens the real (not symlinked) subdirectory `name`; `_path` is
         /// its full path (unused here).
         pub fn open_child(&self, name: &OsStr, _path: &Path) -> io::Result<Self> {
@@ -117,6 +234,28 @@ mod imp {
         pub fn id(&self) -> io::Result<DirId> {
             let st = fstat(&self.fd)?;
             Ok((st.st_dev, st.st_ino))
+        }
+
+        /// Another handle on the same directory (`dup`).
+        pub fn try_clone(&self) -> io::Result<Self> {
+            Ok(Self {
+                fd: rustix::io::fcntl_dupfd_cloexec(&self.fd, 0)?,
+            })
+        }
+
+        /// `stat` of `rel` relative to this directory (this directory
+        /// itself when `rel` is empty), following a final symbolic link
+        /// when `follow`: the kernel walks only `rel`, not the whole path.
+        pub fn stat_at(&self, rel: &Path, follow: bool) -> io::Result<(Stamp, Kind)> {
+            let mut flags = if follow {
+                AtFlags::empty()
+            } else {
+                AtFlags::SYMLINK_NOFOLLOW
+            };
+            if rel.as_os_str().is_empty() {
+                flags |= AtFlags::EMPTY_PATH;
+            }
+            Ok(stamp_of(&statat(&self.fd, rel, flags)?))
         }
 
         /// The entries, `.` and `..` left out; an entry whose type the file
@@ -192,7 +331,7 @@ mod imp {
     use std::io;
     use std::path::{Path, PathBuf};
 
-    use super::{open_error, read_open_skill, DirId, Entry, Kind};
+    use super::{open_error, read_open_skill, DirId, Entry, Kind, Stamp};
     use crate::skill::ReadError;
 
     /// An open directory (its path: `std::fs` works by path).
@@ -211,6 +350,24 @@ mod imp {
 
         pub fn open_child(&self, _name: &OsStr, path: &Path) -> io::Result<Self> {
             Self::open(path)
+        }
+
+        pub fn try_clone(&self) -> io::Result<Self> {
+            Ok(Self {
+                path: self.path.clone(),
+            })
+        }
+
+        pub fn stat_at(&self, rel: &Path, follow: bool) -> io::Result<(Stamp, Kind)> {
+            super::stat_path(&self.path.join(rel), follow)
+        }
+
+        pub fn open_nofollow(path: &Path) -> io::Result<Self> {
+            if std::fs::symlink_metadata(path)?.is_dir() {
+                Ok(Self { path: path.into() })
+            } else {
+                Err(io::Error::other("not a directory"))
+            }
         }
 
         #[cfg(unix)]

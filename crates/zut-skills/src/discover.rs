@@ -4,7 +4,9 @@ use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-use crate::dir_fd::{Dir, DirId, Kind};
+use crate::cache::{Refused, RootCache};
+use crate::dir_fd::{link_is_dir_at, read_skill_at, stat_path, Dir, DirId, Kind, Stamp};
+use crate::front_matter;
 use crate::skill::{read_skill_file, ReadError, Skill, Source};
 
 /// Deepest directory nesting scanned under one root.
@@ -23,11 +25,18 @@ pub struct DiscoverOptions {
     pub user_home: Option<PathBuf>,
     /// The directories of `ZUT_AGENT_SKILLS`, in order.
     pub agent_dirs: Vec<PathBuf>,
+    /// Where the discovery cache lives (one file per root), or `None` for
+    /// no cache ([`crate::cache`]): `$ZUT_HOME/cache/skills` by default.
+    pub cache_dir: Option<PathBuf>,
 }
+
+/// The discovery cache's folder under `$ZUT_HOME`.
+pub const CACHE_SUBDIR: &str = "cache/skills";
 
 impl DiscoverOptions {
     /// Options for `cwd` and `zut_home`, with `HOME` and `ZUT_AGENT_SKILLS`
-    /// read from the environment.
+    /// read from the environment; the cache in `$ZUT_HOME/cache/skills`
+    /// unless `ZUT_SKILL_CACHE` is `0` or `off`.
     pub fn from_env(cwd: impl Into<PathBuf>, zut_home: impl Into<PathBuf>) -> Self {
         let user_home = std::env::var_os("HOME")
             .filter(|h| !h.is_empty())
@@ -39,11 +48,16 @@ impl DiscoverOptions {
                     .collect()
             })
             .unwrap_or_default();
+        let zut_home: PathBuf = zut_home.into();
+        let cache_off = std::env::var("ZUT_SKILL_CACHE")
+            .is_ok_and(|v| matches!(v.trim(), "0" | "off" | "false" | "no"));
+        let cache_dir = (!cache_off).then(|| zut_home.join(CACHE_SUBDIR));
         Self {
             cwd: cwd.into(),
-            zut_home: zut_home.into(),
+            zut_home,
             user_home,
             agent_dirs,
+            cache_dir,
         }
     }
 
@@ -87,10 +101,11 @@ pub struct Skipped {
 pub type RootScan = (Vec<Skill>, Vec<Skipped>);
 
 /// Scans one root recursively and returns its skills (with their
-/// relative-path aliases) in walk order, plus unreadable files.
-pub fn scan_root(root: &Path, source: &Source) -> RootScan {
+/// relative-path aliases) in walk order, plus unreadable files. `cache`:
+/// the discovery cache's folder, if any.
+pub fn scan_root(root: &Path, source: &Source, cache: Option<&Path>) -> RootScan {
     match Dir::open(root) {
-        Ok(dir) => scan_open_root(dir, root, source),
+        Ok(dir) => scan_open_root(dir, root, source, cache),
         Err(_) => (Vec::new(), Vec::new()),
     }
 }
@@ -101,8 +116,9 @@ const MAX_SCAN_THREADS: usize = 4;
 /// Scans every root, several at a time when more than one exists, and
 /// returns their results in the order of `roots` (so precedence does not
 /// depend on which thread finished first). A scan is mostly system calls
-/// (directory listings, small reads); roots are independent.
-pub fn scan_roots(roots: &[(PathBuf, Source)]) -> Vec<RootScan> {
+/// (directory listings, small reads); roots are independent. `cache`: the
+/// discovery cache's folder, if any.
+pub fn scan_roots(roots: &[(PathBuf, Source)], cache: Option<&Path>) -> Vec<RootScan> {
     let open: Vec<Option<Dir>> = roots.iter().map(|(p, _)| Dir::open(p).ok()).collect();
     let present = open.iter().filter(|d| d.is_some()).count();
     let threads = if present > 1 {
@@ -117,7 +133,7 @@ pub fn scan_roots(roots: &[(PathBuf, Source)]) -> Vec<RootScan> {
     if threads <= 1 {
         for (i, dir) in open.into_iter().enumerate() {
             if let Some(dir) = dir {
-                results[i] = scan_open_root(dir, &roots[i].0, &roots[i].1);
+                results[i] = scan_open_root(dir, &roots[i].0, &roots[i].1, cache);
             }
         }
         return results;
@@ -132,7 +148,7 @@ pub fn scan_roots(roots: &[(PathBuf, Source)]) -> Vec<RootScan> {
             let Some(slot) = work.get(i) else { break };
             let dir = slot.lock().map_or(None, |mut d| d.take());
             if let Some(dir) = dir {
-                done.push((i, scan_open_root(dir, &roots[i].0, &roots[i].1)));
+                done.push((i, scan_open_root(dir, &roots[i].0, &roots[i].1, cache)));
             }
         }
         done
@@ -152,13 +168,18 @@ pub fn scan_roots(roots: &[(PathBuf, Source)]) -> Vec<RootScan> {
     }
     for (i, (root, source)) in roots.iter().enumerate() {
         if !seen[i] {
-            results[i] = scan_root(root, source);
+            results[i] = scan_root(root, source, cache);
         }
     }
     results
 }
 
-fn scan_open_root(dir: Dir, root: &Path, source: &Source) -> RootScan {
+fn scan_open_root(dir: Dir, root: &Path, source: &Source, cache: Option<&Path>) -> RootScan {
+    let cache = cache
+        .filter(|_| crate::dir_fd::CACHE_SUPPORTED)
+        .and_then(|c| RootCache::load(c, root));
+    // With the cache, paths under the root are `stat`ed relative to it.
+    let base = cache.as_ref().and_then(|_| dir.try_clone().ok());
     let mut scan = Scan {
         root,
         source,
@@ -170,20 +191,67 @@ fn scan_open_root(dir: Dir, root: &Path, source: &Source) -> RootScan {
         skipped: Vec::new(),
         buf: Vec::with_capacity(8192),
         text: Vec::with_capacity(8192),
+        cache,
+        base,
     };
-    let mut linked: Vec<(PathBuf, usize)> = Vec::new();
-    let mut root_dir = Some(dir);
-    let mut open_root = || root_dir.take().map_or_else(|| Dir::open(root), Ok);
-    scan.walk(&mut open_root, root, 0, None, &mut linked);
+    let mut linked: Vec<Linked> = Vec::new();
+    let key = scan.cache.as_ref().map(|_| String::new());
+    scan.walk(How::Root(Some(dir)), root, key, 0, None, &mut linked);
     // Symlinked directories after the real tree, so a link never claims a
     // name ahead of the directory it points at.
     let mut i = 0;
     while i < linked.len() {
-        let (dir, depth) = linked[i].clone();
-        scan.walk(&mut || Dir::open(&dir), &dir, depth, None, &mut linked);
+        let (dir, key, depth) = linked[i].clone();
+        scan.walk(How::Linked, &dir, key, depth, None, &mut linked);
         i += 1;
     }
+    if let Some(cache) = scan.cache.take() {
+        cache.save();
+    }
     (scan.skills, scan.skipped)
+}
+
+/// A symbolically linked directory to walk after the real tree: its path,
+/// cache key and depth.
+type Linked = (PathBuf, Option<String>, usize);
+
+/// The cache key of the entry `name` of the directory keyed `parent` (the
+/// path relative to the root, `/`-separated); `None` when either cannot be
+/// a key.
+fn child_key(parent: Option<&str>, name: &OsStr) -> Option<String> {
+    let (parent, name) = (parent?, name.to_str()?);
+    Some(if parent.is_empty() {
+        name.to_string()
+    } else {
+        format!("{parent}/{name}")
+    })
+}
+
+/// How the walk reaches a directory.
+enum How<'d> {
+    /// The root (already open, or opened by path following links).
+    Root(Option<Dir>),
+    /// A real subdirectory `name` of the parent (open, or listed from the
+    /// cache): never through a symbolic link.
+    Child(Option<&'d Dir>, &'d OsStr),
+    /// A symbolically linked directory, by path following links.
+    Linked,
+}
+
+impl How<'_> {
+    /// Whether a final symbolic link is followed.
+    fn follows(&self) -> bool {
+        !matches!(self, How::Child(..))
+    }
+
+    fn open(self, path: &Path) -> std::io::Result<Dir> {
+        match self {
+            How::Root(Some(dir)) => Ok(dir),
+            How::Root(None) | How::Linked => Dir::open(path),
+            How::Child(Some(parent), name) => parent.open_child(name, path),
+            How::Child(None, _) => Dir::open_nofollow(path),
+        }
+    }
 }
 
 struct Scan<'a> {
@@ -200,19 +268,37 @@ struct Scan<'a> {
     buf: Vec<u8>,
     /// The `SKILL.md` read buffer, reused for every file.
     text: Vec<u8>,
+    /// This root's discovery cache, when enabled.
+    cache: Option<RootCache>,
+    /// The root, open, when the cache is enabled (for relative `stat`s).
+    base: Option<Dir>,
 }
 
 impl Scan<'_> {
-    /// Walks the directory `open` opens (at `path`). `known`: its identity
-    /// when the caller has it (a real subdirectory: its entry's inode, no
-    /// `stat`).
+    /// `stat` of `path`, whose key (path relative to the root) is `key`.
+    fn stat(&self, key: &str, path: &Path, follow: bool) -> std::io::Result<(Stamp, Kind)> {
+        match &self.base {
+            Some(base) => base.stat_at(Path::new(key), follow),
+            None => stat_path(path, follow),
+        }
+    }
+
+    /// Walks the directory at `path`, reached as `how` says. `key`: its
+    /// cache key (`None` without the cache). `known`: its identity when the
+    /// caller has it (a real subdirectory: its entry's inode, no `stat`).
+    ///
+    /// With the cache, the directory is `stat`ed first: an unchanged one is
+    /// listed from the cache without being opened; anything else is opened
+    /// and listed as without the cache (the `stat`, taken before listing,
+    /// is remembered with the listing).
     fn walk(
         &mut self,
-        open: &mut dyn FnMut() -> std::io::Result<Dir>,
+        how: How<'_>,
         path: &Path,
+        key: Option<String>,
         depth: usize,
         known: Option<DirId>,
-        linked: &mut Vec<(PathBuf, usize)>,
+        linked: &mut Vec<Linked>,
     ) {
         if self.stopped {
             return;
@@ -224,22 +310,55 @@ impl Scan<'_> {
         if known.is_some_and(|id| self.visited.contains(&id)) {
             return;
         }
-        let Ok(dir) = open() else { return };
-        let Some(id) = known.or_else(|| dir.id().ok()) else {
-            return;
-        };
-        if !self.visited.insert(id) {
-            return;
+        let mut stamp = None;
+        let mut cached = None;
+        if let Some(key) = &key {
+            match self.stat(key, path, how.follows()) {
+                // Not there, or not a directory (a link where a real
+                // directory is expected): opening would fail too.
+                Ok((_, kind)) if kind != Kind::Dir => return,
+                Ok((st, _)) => {
+                    cached = self.cache.as_mut().and_then(|c| c.dir(key, &st));
+                    stamp = Some(st);
+                }
+                Err(_) => return,
+            }
         }
-        if self.dirs >= MAX_SCAN_DIRS {
-            self.stop(format!("more than {MAX_SCAN_DIRS} directories"));
-            return;
-        }
-        self.dirs += 1;
-        let Ok(mut entries) = dir.entries(&mut self.buf) else {
-            return;
+        let (dir, id, entries) = match cached {
+            Some(entries) => {
+                let Some(st) = stamp else { return };
+                let id = known.unwrap_or_else(|| st.id());
+                if !self.enter(id) {
+                    return;
+                }
+                (None, id, entries)
+            }
+            None => {
+                // Reached before (through another link): not opened again.
+                if stamp.is_some_and(|st| self.visited.contains(&known.unwrap_or_else(|| st.id())))
+                {
+                    return;
+                }
+                let Ok(dir) = how.open(path) else { return };
+                let Some(id) = known
+                    .or_else(|| stamp.map(|s| s.id()))
+                    .or_else(|| dir.id().ok())
+                else {
+                    return;
+                };
+                if !self.enter(id) {
+                    return;
+                }
+                let Ok(mut entries) = dir.entries(&mut self.buf) else {
+                    return;
+                };
+                entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+                if let (Some(key), Some(st), Some(cache)) = (&key, stamp, self.cache.as_mut()) {
+                    cache.put_dir(key, st, &entries);
+                }
+                (Some(dir), id, entries)
+            }
         };
-        entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
         let mut skill_file = None;
         let mut subdirs = Vec::new();
         for entry in entries {
@@ -251,11 +370,16 @@ impl Scan<'_> {
                 }
                 Kind::Symlink => {
                     let link = path.join(&entry.name);
-                    match dir.link_is_dir(&entry.name, &link) {
+                    let is_dir = match &dir {
+                        Some(d) => d.link_is_dir(&entry.name, &link),
+                        None => link_is_dir_at(&link),
+                    };
+                    match is_dir {
                         Some(true) => {
                             // A link to the root or one of its ancestors is a cycle.
                             if !self.is_cycle(&link) {
-                                linked.push((link, depth + 1));
+                                let key = child_key(key.as_deref(), &entry.name);
+                                linked.push((link, key, depth + 1));
                             }
                             continue;
                         }
@@ -272,22 +396,92 @@ impl Scan<'_> {
             }
         }
         if let Some(regular) = skill_file {
-            let file = path.join("SKILL.md");
-            let mut text = std::mem::take(&mut self.text);
-            let read = dir.read_skill(OsStr::new("SKILL.md"), &file, regular, &mut text);
-            self.load(read, file, path);
-            self.text = text;
+            self.skill_file(dir.as_ref(), path, key.as_deref(), regular);
         }
         for (name, sub_id) in subdirs {
             let sub = path.join(&name);
+            let sub_key = child_key(key.as_deref(), &name);
             self.walk(
-                &mut || dir.open_child(&name, &sub),
+                How::Child(dir.as_ref(), &name),
                 &sub,
+                sub_key,
                 depth + 1,
                 sub_id,
                 linked,
             );
         }
+    }
+
+    /// Marks the directory `id` visited and counts it: `false` when it was
+    /// already visited or the scan stops here.
+    fn enter(&mut self, id: DirId) -> bool {
+        if !self.visited.insert(id) {
+            return false;
+        }
+        if self.dirs >= MAX_SCAN_DIRS {
+            self.stop(format!("more than {MAX_SCAN_DIRS} directories"));
+            return false;
+        }
+        self.dirs += 1;
+        true
+    }
+
+    /// Loads the `SKILL.md` of the directory at `path` (`dir`: the open
+    /// directory, when it was opened). With the cache, an unchanged regular
+    /// file (checked by one `stat`, through a link) gives its remembered
+    /// front matter without being opened.
+    fn skill_file(&mut self, dir: Option<&Dir>, path: &Path, dir_key: Option<&str>, regular: bool) {
+        let file = path.join("SKILL.md");
+        let key = child_key(dir_key, OsStr::new("SKILL.md"));
+        let mut stamp = None;
+        if let Some(key) = &key {
+            if let Ok((st, Kind::File)) = self.stat(key, &file, true) {
+                let hit = self.cache.as_mut().and_then(|c| c.file(key, &st, regular));
+                match hit {
+                    Some(Ok(meta)) => {
+                        let skill =
+                            Skill::from_meta(meta, &fallback_name(path), file, self.source.clone());
+                        self.push(skill, path, dir_key);
+                        return;
+                    }
+                    Some(Err(refused)) => {
+                        self.skip(file, &refused.to_error());
+                        return;
+                    }
+                    None => stamp = Some(st),
+                }
+            } else if let Some(cache) = self.cache.as_mut() {
+                // Not a regular file (or gone): read as without the cache,
+                // never remembered.
+                cache.touch();
+            }
+        }
+        let mut text = std::mem::take(&mut self.text);
+        let read = match dir {
+            Some(d) => d.read_skill(OsStr::new("SKILL.md"), &file, regular, &mut text),
+            None => read_skill_at(&file, regular, &mut text),
+        };
+        match read {
+            Ok(text) => {
+                let fm = front_matter::parse(text);
+                if let (Some(key), Some(st), Some(cache)) = (&key, stamp, self.cache.as_mut()) {
+                    cache.put_file(key, st, regular, Ok(fm.meta()));
+                }
+                let skill =
+                    Skill::from_front_matter(fm, &fallback_name(path), file, self.source.clone());
+                self.push(skill, path, dir_key);
+            }
+            Err(ReadError::Missing) => {}
+            Err(e) => {
+                if let (Some(key), Some(st), Some(cache), Some(refused)) =
+                    (&key, stamp, self.cache.as_mut(), Refused::from_error(&e))
+                {
+                    cache.put_file(key, st, regular, Err(refused));
+                }
+                self.skip(file, &e);
+            }
+        }
+        self.text = text;
     }
 
     /// Whether the symlinked directory `link` leads to the root or one of
@@ -302,26 +496,24 @@ impl Scan<'_> {
         }
     }
 
-    fn load(&mut self, read: Result<&str, ReadError>, path: PathBuf, dir: &Path) {
-        let text = match read {
-            Ok(t) => t,
-            Err(ReadError::Missing) => return,
-            Err(e) => {
-                self.skipped.push(Skipped {
-                    path,
-                    source: self.source.clone(),
-                    name: None,
-                    reason: e.to_string(),
-                });
-                return;
+    fn skip(&mut self, path: PathBuf, e: &ReadError) {
+        self.skipped.push(Skipped {
+            path,
+            source: self.source.clone(),
+            name: None,
+            reason: e.to_string(),
+        });
+    }
+
+    /// Adds a skill found in `dir` (cache key `dir_key`), with its alias
+    /// (the directory's path relative to the root, when that differs from
+    /// the name).
+    fn push(&mut self, mut skill: Skill, dir: &Path, dir_key: Option<&str>) {
+        if let Some(alias) = dir_key {
+            if !alias.is_empty() && alias != skill.name {
+                skill.aliases.push(alias.to_string());
             }
-        };
-        let fallback = dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let mut skill = Skill::from_text(text, &fallback, path, self.source.clone());
-        if let Ok(rel) = dir.strip_prefix(self.root) {
+        } else if let Ok(rel) = dir.strip_prefix(self.root) {
             let alias = rel
                 .components()
                 .map(|c| c.as_os_str().to_string_lossy())
@@ -345,6 +537,13 @@ impl Scan<'_> {
             });
         }
     }
+}
+
+/// The name of a skill without a front-matter `name`: its directory's.
+fn fallback_name(dir: &Path) -> String {
+    dir.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// Loads bundled `SKILL.md` files (already checked against their extension

@@ -25,6 +25,40 @@ pub struct FrontMatter {
     pub body: String,
 }
 
+/// The front matter without the body: what the discovery cache keeps of a
+/// `SKILL.md`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Meta {
+    /// `name`, if given and not blank.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// `description` (empty when absent).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// `disable-model-invocation` is `true`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disable_model_invocation: bool,
+    /// `allowed-tools` (informational).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed_tools: Vec<String>,
+    /// `permissions` (informational).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub permissions: Vec<(String, Vec<String>)>,
+}
+
+impl FrontMatter {
+    /// Everything but the body.
+    pub fn meta(&self) -> Meta {
+        Meta {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            disable_model_invocation: self.disable_model_invocation,
+            allowed_tools: self.allowed_tools.clone(),
+            permissions: self.permissions.clone(),
+        }
+    }
+}
+
 /// Splits `text` into front matter and body and reads the recognised keys.
 pub fn parse(text: &str) -> FrontMatter {
     let Some((block, body)) = split(text) else {

@@ -13,6 +13,9 @@
 //! [`BundledSkills`] (the host applies the path-safety rules of §3.3).
 
 pub mod builtin;
+mod cache;
+#[cfg(test)]
+mod cache_tests;
 mod dir_fd;
 pub mod discover;
 pub mod front_matter;
@@ -26,13 +29,15 @@ pub use skill::{read_skill_file, ReadError, Skill, Source, MAX_SKILL_BYTES};
 
 /// Expands `/skill:<name> [request]` into the user message text: the full
 /// body, the skill directory (for relative references) and the request.
-pub fn expand_invocation(skill: &Skill, request: &str) -> String {
+/// Fails (naming the file) when the body, read on first use, cannot be read.
+pub fn expand_invocation(skill: &Skill, request: &str) -> Result<String, String> {
+    let body = skill.body()?;
     let mut text = format!("<skill name=\"{}\"", skill.name);
     if let Some(dir) = skill.dir() {
         text.push_str(&format!(" dir=\"{}\"", dir.display()));
     }
     text.push_str(">\n");
-    text.push_str(&skill.body);
+    text.push_str(body);
     text.push_str("\n</skill>");
     if let Some(dir) = skill.dir() {
         text.push_str(&format!(
@@ -45,5 +50,5 @@ pub fn expand_invocation(skill: &Skill, request: &str) -> String {
         text.push_str("\n\n");
         text.push_str(request);
     }
-    text
+    Ok(text)
 }

@@ -34,7 +34,7 @@ impl SkillSet {
     /// merge precedence.
     pub fn discover(opts: &DiscoverOptions, bundled: &[BundledSkills], builtins: &[Skill]) -> Self {
         let mut b = Builder::default();
-        for (skills, skipped) in scan_roots(&opts.roots()) {
+        for (skills, skipped) in scan_roots(&opts.roots(), opts.cache_dir.as_deref()) {
             b.skipped.extend(skipped);
             for s in skills {
                 b.register(s);

@@ -1,8 +1,9 @@
 //! One skill and where it came from; reading a `SKILL.md` safely.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
-use crate::front_matter;
+use crate::front_matter::{self, FrontMatter};
 
 /// Largest `SKILL.md` read; a bigger file is skipped unread.
 pub const MAX_SKILL_BYTES: u64 = 1024 * 1024;
@@ -48,7 +49,10 @@ impl Source {
 }
 
 /// One loaded skill.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Equality compares everything but the body, which a skill found through
+/// the discovery cache reads only when it is used ([`Skill::body`]).
+#[derive(Debug, Clone)]
 pub struct Skill {
     /// Front-matter `name`, else the containing directory's name.
     pub name: String,
@@ -57,8 +61,9 @@ pub struct Skill {
     pub aliases: Vec<String>,
     /// Front-matter `description` (may be empty).
     pub description: String,
-    /// The text after the front matter, trimmed.
-    pub body: String,
+    /// The text after the front matter, trimmed: read with the file, or
+    /// on first use when discovery took the rest from its cache.
+    body: OnceLock<String>,
     /// The `SKILL.md` path (empty for built-ins).
     pub path: PathBuf,
     /// Where it came from.
@@ -75,18 +80,68 @@ impl Skill {
     /// Builds a skill from `SKILL.md` text; `fallback_name` is used when the
     /// front matter has no `name`.
     pub fn from_text(text: &str, fallback_name: &str, path: PathBuf, source: Source) -> Self {
-        let fm = front_matter::parse(text);
-        Self {
-            name: fm.name.unwrap_or_else(|| fallback_name.to_string()),
-            aliases: Vec::new(),
-            description: fm.description,
-            body: fm.body,
+        Self::from_front_matter(front_matter::parse(text), fallback_name, path, source)
+    }
+
+    /// Builds a skill from parsed front matter (and its body).
+    pub fn from_front_matter(
+        fm: FrontMatter,
+        fallback_name: &str,
+        path: PathBuf,
+        source: Source,
+    ) -> Self {
+        let mut skill = Self::from_meta(
+            front_matter::Meta {
+                name: fm.name,
+                description: fm.description,
+                disable_model_invocation: fm.disable_model_invocation,
+                allowed_tools: fm.allowed_tools,
+                permissions: fm.permissions,
+            },
+            fallback_name,
             path,
             source,
-            disable_model_invocation: fm.disable_model_invocation,
-            allowed_tools: fm.allowed_tools,
-            permissions: fm.permissions,
+        );
+        skill.body = OnceLock::from(fm.body);
+        skill
+    }
+
+    /// Builds a skill from its front matter alone; the body is read from
+    /// `path` when [`Skill::body`] first asks for it.
+    pub fn from_meta(
+        meta: front_matter::Meta,
+        fallback_name: &str,
+        path: PathBuf,
+        source: Source,
+    ) -> Self {
+        Self {
+            name: meta.name.unwrap_or_else(|| fallback_name.to_string()),
+            aliases: Vec::new(),
+            description: meta.description,
+            body: OnceLock::new(),
+            path,
+            source,
+            disable_model_invocation: meta.disable_model_invocation,
+            allowed_tools: meta.allowed_tools,
+            permissions: meta.permissions,
         }
+    }
+
+    /// The text after the front matter, trimmed. Read from the `SKILL.md`
+    /// (with the same size and text checks as discovery) the first time when
+    /// discovery took the skill from its cache; an error names the file.
+    pub fn body(&self) -> Result<&str, String> {
+        if let Some(body) = self.body.get() {
+            return Ok(body);
+        }
+        let text = read_skill_file(&self.path).map_err(|e| {
+            format!(
+                "cannot read skill {:?} from {}: {e}",
+                self.name,
+                self.path.display()
+            )
+        })?;
+        Ok(self.body.get_or_init(|| front_matter::parse(&text).body))
     }
 
     /// A skill embedded in zut.
@@ -113,6 +168,21 @@ impl Skill {
         self.name == name || self.aliases.iter().any(|a| a == name)
     }
 }
+
+impl PartialEq for Skill {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+            && self.aliases == other.aliases
+            && self.description == other.description
+            && self.path == other.path
+            && self.source == other.source
+            && self.disable_model_invocation == other.disable_model_invocation
+            && self.allowed_tools == other.allowed_tools
+            && self.permissions == other.permissions
+    }
+}
+
+impl Eq for Skill {}
 
 /// Why a `SKILL.md` could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -189,5 +259,30 @@ mod tests {
         assert_eq!(s.description_or_placeholder(), "(no description)");
         assert_eq!(s.dir(), Some(Path::new("/x")));
         assert!(Skill::builtin("b", "x").dir().is_none());
+        assert_eq!(s.body(), Ok("just a body"));
+    }
+
+    #[test]
+    fn a_body_not_read_yet_is_read_on_first_use() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("SKILL.md");
+        std::fs::write(&path, "---\nname: x\n---\n  the body \n").unwrap();
+        let meta = front_matter::parse("---\nname: x\n---\n").meta();
+        let s = Skill::from_meta(meta, "d", path.clone(), Source::Global);
+        assert_eq!(s.body(), Ok("the body"));
+        // Read once: later edits do not change a loaded body.
+        std::fs::write(&path, "other").unwrap();
+        assert_eq!(s.body(), Ok("the body"));
+        let gone = Skill::from_meta(
+            Default::default(),
+            "d",
+            dir.path().join("nope/SKILL.md"),
+            Source::Global,
+        );
+        let err = gone.body().unwrap_err();
+        assert!(
+            err.contains("nope/SKILL.md") && err.contains("no such file"),
+            "{err}"
+        );
     }
 }

@@ -35,6 +35,7 @@ impl Env {
             zut_home: self.home.clone(),
             user_home: Some(self.user.clone()),
             agent_dirs: Vec::new(),
+            cache_dir: None,
         }
     }
     fn discover(&self) -> SkillSet {
@@ -114,7 +115,7 @@ fn project_skill_shadows_global_one() {
     let set = env.discover();
     let s = set.get("review").unwrap();
     assert_eq!(
-        (s.source.label().as_str(), s.body.as_str()),
+        (s.source.label().as_str(), s.body().unwrap()),
         ("project", "P")
     );
     assert_eq!(set.skipped().len(), 1);
@@ -196,7 +197,7 @@ fn front_matter_defaults_and_unclosed_block() {
     );
     let set = env.discover();
     let open = set.get("open").unwrap();
-    assert_eq!(open.body, "---\nname: nope\nText");
+    assert_eq!(open.body().unwrap(), "---\nname: nope\nText");
     assert_eq!(open.description_or_placeholder(), "(no description)");
     assert!(set.get("hidden").is_some());
     let model: Vec<&str> = set.for_model().map(|s| s.name.as_str()).collect();

@@ -1,0 +1,348 @@
+//! The on-disk discovery cache: one JSON file per skill root under
+//! `$ZUT_HOME/cache/skills/`, so that a start with nothing changed costs
+//! about one `stat` per folder and one per `SKILL.md` instead of opening,
+//! listing and reading each of them.
+//!
+//! Per root the file holds, keyed by the path relative to the root:
+//!
+//! * for each directory walked: its [`Stamp`] (device, inode, size, mtime
+//!   and ctime in ns) and its entries (name, kind, inode), sorted;
+//! * for each `SKILL.md` read: its stamp (of the file a link leads to),
+//!   whether its folder entry said "regular file", and what reading gave:
+//!   the front matter without the body ([`Meta`]) or why it was refused
+//!   (over 1 MiB, binary). Other errors are never cached.
+//!
+//! A record is used only when the fresh `stat` gives the same stamp **and**
+//! the stamp is older than the time the cache was made minus
+//! [`RACY_NS`] (git's "racily clean" rule: a change in the same clock tick
+//! as the read would leave the stamp unchanged, so such entries are read
+//! again until they are old enough). Everything else is read afresh, with
+//! the same checks as an uncached walk, and the file is rewritten
+//! (temporary file + rename) when anything was read afresh or dropped.
+//!
+//! The cache only ever replaces a system call by its remembered answer: the
+//! walk itself (order, symbolic links, cycles, caps, aliases) runs the same
+//! code either way, and symbolic links are always followed afresh. A
+//! missing, unreadable, torn, non-JSON, other-version or other-root file is
+//! ignored; a failed write is ignored.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use crate::dir_fd::{Entry, Kind, Stamp};
+use crate::front_matter::Meta;
+use crate::skill::ReadError;
+
+/// Format version; a file of another version is ignored (and replaced).
+pub(crate) const VERSION: u32 = 1;
+
+/// How close to the cache's time a stamp may be and still be trusted:
+/// 2 s covers file systems with coarse timestamps (FAT: 2 s) and the
+/// kernel's coarse clock.
+pub(crate) const RACY_NS: i64 = 2_000_000_000;
+
+/// The file name of `root`'s cache: a 64-bit FNV-1a hash of the root's
+/// path (the path is also stored inside and checked).
+pub(crate) fn file_name(root: &Path) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in root.as_os_str().as_encoded_bytes() {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}.json")
+}
+
+/// A directory's remembered listing.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct DirRecord {
+    stamp: Stamp,
+    /// (name, kind: `d` directory, `f` file, `l` link, `o` other, inode).
+    entries: Vec<(String, char, u64)>,
+}
+
+/// Why a cached `SKILL.md` was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum Refused {
+    /// Over the size limit (the size read).
+    TooLarge(u64),
+    /// NUL bytes or not UTF-8.
+    Binary,
+}
+
+impl Refused {
+    /// The cacheable read errors.
+    pub fn from_error(e: &ReadError) -> Option<Self> {
+        match e {
+            ReadError::TooLarge(n) => Some(Self::TooLarge(*n)),
+            ReadError::Binary => Some(Self::Binary),
+            ReadError::Missing | ReadError::Io(_) => None,
+        }
+    }
+
+    /// Back to the error an uncached read gives.
+    pub fn to_error(self) -> ReadError {
+        match self {
+            Self::TooLarge(n) => ReadError::TooLarge(n),
+            Self::Binary => ReadError::Binary,
+        }
+    }
+}
+
+/// A `SKILL.md`'s remembered reading.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct FileRecord {
+    stamp: Stamp,
+    regular: bool,
+    result: Result<Meta, Refused>,
+}
+
+/// The file's content.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Stored {
+    version: u32,
+    root: String,
+    /// When the walk that wrote it started (ns since the epoch).
+    made_ns: i64,
+    dirs: HashMap<String, DirRecord>,
+    files: HashMap<String, FileRecord>,
+}
+
+/// One root's cache during a walk: the records read from disk (taken out
+/// as they are used) and the records of this walk.
+pub(crate) struct RootCache {
+    path: PathBuf,
+    root: String,
+    old: Stored,
+    new: Stored,
+    /// Something was read afresh (or could not be remembered).
+    dirty: bool,
+}
+
+fn now_ns() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+}
+
+impl RootCache {
+    /// Loads the cache of `root` from `dir` (none: an empty cache). `None`
+    /// when the root's path is not UTF-8 (it cannot be a key).
+    pub fn load(dir: &Path, root: &Path) -> Option<Self> {
+        let root_str = root.to_str()?.to_string();
+        let path = dir.join(file_name(root));
+        let old = std::fs::read(&path)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<Stored>(&bytes).ok())
+            .filter(|s| s.version == VERSION && s.root == root_str)
+            .unwrap_or_default();
+        let new = Stored {
+            version: VERSION,
+            root: root_str.clone(),
+            made_ns: now_ns(),
+            ..Default::default()
+        };
+        Some(Self {
+            path,
+            root: root_str,
+            old,
+            new,
+            dirty: false,
+        })
+    }
+
+    /// Whether a stamp recorded in the old file can be trusted.
+    fn trusted(&self, stamp: &Stamp) -> bool {
+        stamp.changed_ns() < self.old.made_ns.saturating_sub(RACY_NS)
+    }
+
+    /// The remembered listing of the directory at `key` when `stamp` is
+    /// the one it was listed under (and not racy).
+    pub fn dir(&mut self, key: &str, stamp: &Stamp) -> Option<Vec<Entry>> {
+        let rec = self.old.dirs.remove(key)?;
+        if rec.stamp != *stamp || !self.trusted(stamp) {
+            self.dirty = true;
+            return None;
+        }
+        let entries = rec
+            .entries
+            .iter()
+            .map(|(name, kind, ino)| Entry {
+                name: OsString::from(name),
+                kind: match kind {
+                    'd' => Kind::Dir,
+                    'f' => Kind::File,
+                    'l' => Kind::Symlink,
+                    _ => Kind::Other,
+                },
+                ino: *ino,
+            })
+            .collect();
+        self.new.dirs.insert(key.to_string(), rec);
+        Some(entries)
+    }
+
+    /// Remembers a directory listed afresh (under the stamp taken before
+    /// listing it).
+    pub fn put_dir(&mut self, key: &str, stamp: Stamp, entries: &[Entry]) {
+        self.dirty = true;
+        let mut out = Vec::with_capacity(entries.len());
+        for e in entries {
+            // A name that is not UTF-8 cannot be stored: not remembered.
+            let Some(name) = e.name.to_str() else { return };
+            let kind = match e.kind {
+                Kind::Dir => 'd',
+                Kind::File => 'f',
+                Kind::Symlink => 'l',
+                Kind::Other => 'o',
+            };
+            out.push((name.to_string(), kind, e.ino));
+        }
+        self.new.dirs.insert(
+            key.to_string(),
+            DirRecord {
+                stamp,
+                entries: out,
+            },
+        );
+    }
+
+    /// The remembered reading of the `SKILL.md` at `key` when its stamp and
+    /// entry kind are unchanged (and not racy).
+    pub fn file(
+        &mut self,
+        key: &str,
+        stamp: &Stamp,
+        regular: bool,
+    ) -> Option<Result<Meta, Refused>> {
+        let rec = self.old.files.remove(key)?;
+        if rec.stamp != *stamp || rec.regular != regular || !self.trusted(stamp) {
+            self.dirty = true;
+            return None;
+        }
+        let result = rec.result.clone();
+        self.new.files.insert(key.to_string(), rec);
+        Some(result)
+    }
+
+    /// Remembers a `SKILL.md` read afresh (under the stamp taken before
+    /// reading it).
+    pub fn put_file(
+        &mut self,
+        key: &str,
+        stamp: Stamp,
+        regular: bool,
+        result: Result<Meta, Refused>,
+    ) {
+        self.dirty = true;
+        self.new.files.insert(
+            key.to_string(),
+            FileRecord {
+                stamp,
+                regular,
+                result,
+            },
+        );
+    }
+
+    /// Marks the cache as needing a rewrite (something could not be
+    /// checked against it).
+    pub fn touch(&mut self) {
+        self.dirty = true;
+    }
+
+    /// Writes the records of this walk when they differ from the file's
+    /// (temporary file in the same directory, then rename). Errors are
+    /// ignored: the cache is an optimisation only.
+    pub fn save(self) {
+        let leftover = !self.old.dirs.is_empty() || !self.old.files.is_empty();
+        if !self.dirty && !leftover {
+            return;
+        }
+        let Some(dir) = self.path.parent() else {
+            return;
+        };
+        let Ok(json) = serde_json::to_vec(&self.new) else {
+            return;
+        };
+        if std::fs::create_dir_all(dir).is_err() {
+            return;
+        }
+        static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = dir.join(format!(
+            ".{}.{}.{seq}.tmp",
+            file_name(Path::new(&self.root)),
+            std::process::id()
+        ));
+        if std::fs::write(&tmp, &json).is_ok() && std::fs::rename(&tmp, &self.path).is_ok() {
+            return;
+        }
+        let _ = std::fs::remove_file(&tmp);
+    }
+}
+
+/// Test helper: pretends every cache file in `dir` was made `by_ns` later,
+/// as if the next start came that much later (so that entries written just
+/// before are no longer "racily clean"), without sleeping.
+#[cfg(test)]
+pub(crate) fn age_files(dir: &Path, by_ns: i64) -> usize {
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "json") {
+            let Ok(bytes) = std::fs::read(&path) else {
+                continue;
+            };
+            let Ok(mut stored) = serde_json::from_slice::<Stored>(&bytes) else {
+                continue;
+            };
+            stored.made_ns = stored.made_ns.saturating_add(by_ns);
+            if let Ok(json) = serde_json::to_vec(&stored) {
+                if std::fs::write(&path, json).is_ok() {
+                    n += 1;
+                }
+            }
+        }
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_differ_per_root_and_are_stable() {
+        assert_eq!(
+            file_name(Path::new("/a/skills")),
+            file_name(Path::new("/a/skills"))
+        );
+        assert_ne!(
+            file_name(Path::new("/a/skills")),
+            file_name(Path::new("/b/skills"))
+        );
+        assert_eq!(file_name(Path::new("")), "cbf29ce484222325.json");
+    }
+
+    #[test]
+    fn a_record_near_the_cache_time_is_not_trusted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut c = RootCache::load(tmp.path(), Path::new("/r")).unwrap();
+        let made = c.new.made_ns;
+        let old = Stamp(1, 2, 3, made - 10 * RACY_NS, made - 10 * RACY_NS);
+        let racy = Stamp(1, 3, 3, made - RACY_NS / 2, made - 10 * RACY_NS);
+        c.put_dir("a", old, &[]);
+        c.put_dir("b", racy, &[]);
+        c.save();
+        let mut c = RootCache::load(tmp.path(), Path::new("/r")).unwrap();
+        assert!(c.dir("a", &old).is_some());
+        assert!(c.dir("b", &racy).is_none(), "racily clean: read again");
+        // Another root's file under the same name is ignored.
+        let other = RootCache::load(tmp.path(), Path::new("/other")).unwrap();
+        assert!(other.old.dirs.is_empty());
+    }
+}
