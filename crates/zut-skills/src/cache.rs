@@ -26,7 +26,6 @@
 //! missing, unreadable, torn, non-JSON, other-version or other-root file is
 //! ignored; a failed write is ignored.
 
-use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -35,6 +34,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::dir_fd::{Entry, Kind, Stamp};
 use crate::front_matter::Meta;
+use crate::fx_hash::FxHashMap;
 use crate::skill::ReadError;
 
 /// Format version; a file of another version is ignored (and replaced).
@@ -56,13 +56,10 @@ pub(crate) fn file_name(root: &Path) -> String {
     format!("{h:016x}.json")
 }
 
-/// A directory's remembered listing.
+/// A directory's remembered listing: its stamp and its entries (name,
+/// kind: `d` directory, `f` file, `l` link, `o` other, inode), sorted.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct DirRecord {
-    stamp: Stamp,
-    /// (name, kind: `d` directory, `f` file, `l` link, `o` other, inode).
-    entries: Vec<(String, char, u64)>,
-}
+pub(crate) struct DirRecord(Stamp, Vec<(String, char, u64)>);
 
 /// Why a cached `SKILL.md` was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -92,23 +89,63 @@ impl Refused {
     }
 }
 
-/// A `SKILL.md`'s remembered reading.
+/// A `SKILL.md`'s remembered reading: its stamp, whether its folder entry
+/// said "regular file", and what reading it gave.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct FileRecord {
-    stamp: Stamp,
-    regular: bool,
-    result: Result<Meta, Refused>,
-}
+pub(crate) struct FileRecord(Stamp, bool, Result<Meta, Refused>);
 
-/// The file's content.
+/// The file's content. Records are stored in walk order, so that an
+/// unchanged tree finds each one at the next position without hashing.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Stored {
     version: u32,
     root: String,
     /// When the walk that wrote it started (ns since the epoch).
     made_ns: i64,
-    dirs: HashMap<String, DirRecord>,
-    files: HashMap<String, FileRecord>,
+    dirs: Vec<(String, DirRecord)>,
+    files: Vec<(String, FileRecord)>,
+}
+
+/// Records read from disk, taken out as the walk uses them: in walk order
+/// first (the next row), through an index built at the first row out of
+/// order.
+struct Table<T> {
+    rows: Vec<Option<(String, T)>>,
+    next: usize,
+    index: Option<FxHashMap<String, usize>>,
+    left: usize,
+}
+
+impl<T> Table<T> {
+    fn new(rows: Vec<(String, T)>) -> Self {
+        Self {
+            left: rows.len(),
+            rows: rows.into_iter().map(Some).collect(),
+            next: 0,
+            index: None,
+        }
+    }
+
+    /// Takes the record of `key`, if any.
+    fn take(&mut self, key: &str) -> Option<T> {
+        let at = match self.rows.get(self.next) {
+            Some(Some((k, _))) if k == key => self.next,
+            _ => {
+                let rows = &self.rows;
+                let index = self.index.get_or_insert_with(|| {
+                    rows.iter()
+                        .enumerate()
+                        .filter_map(|(i, r)| r.as_ref().map(|(k, _)| (k.clone(), i)))
+                        .collect()
+                });
+                *index.get(key)?
+            }
+        };
+        let (_, value) = self.rows.get_mut(at)?.take()?;
+        self.next = at + 1;
+        self.left -= 1;
+        Some(value)
+    }
 }
 
 /// One root's cache during a walk: the records read from disk (taken out
@@ -116,7 +153,10 @@ struct Stored {
 pub(crate) struct RootCache {
     path: PathBuf,
     root: String,
-    old: Stored,
+    /// When the old file was made.
+    old_made_ns: i64,
+    old_dirs: Table<DirRecord>,
+    old_files: Table<FileRecord>,
     new: Stored,
     /// Something was read afresh (or could not be remembered).
     dirty: bool,
@@ -148,7 +188,9 @@ impl RootCache {
         Some(Self {
             path,
             root: root_str,
-            old,
+            old_made_ns: old.made_ns,
+            old_dirs: Table::new(old.dirs),
+            old_files: Table::new(old.files),
             new,
             dirty: false,
         })
@@ -156,19 +198,19 @@ impl RootCache {
 
     /// Whether a stamp recorded in the old file can be trusted.
     fn trusted(&self, stamp: &Stamp) -> bool {
-        stamp.changed_ns() < self.old.made_ns.saturating_sub(RACY_NS)
+        stamp.changed_ns() < self.old_made_ns.saturating_sub(RACY_NS)
     }
 
     /// The remembered listing of the directory at `key` when `stamp` is
     /// the one it was listed under (and not racy).
     pub fn dir(&mut self, key: &str, stamp: &Stamp) -> Option<Vec<Entry>> {
-        let rec = self.old.dirs.remove(key)?;
-        if rec.stamp != *stamp || !self.trusted(stamp) {
+        let rec = self.old_dirs.take(key)?;
+        if rec.0 != *stamp || !self.trusted(stamp) {
             self.dirty = true;
             return None;
         }
         let entries = rec
-            .entries
+            .1
             .iter()
             .map(|(name, kind, ino)| Entry {
                 name: OsString::from(name),
@@ -181,7 +223,7 @@ impl RootCache {
                 ino: *ino,
             })
             .collect();
-        self.new.dirs.insert(key.to_string(), rec);
+        self.new.dirs.push((key.to_string(), rec));
         Some(entries)
     }
 
@@ -201,13 +243,7 @@ impl RootCache {
             };
             out.push((name.to_string(), kind, e.ino));
         }
-        self.new.dirs.insert(
-            key.to_string(),
-            DirRecord {
-                stamp,
-                entries: out,
-            },
-        );
+        self.new.dirs.push((key.to_string(), DirRecord(stamp, out)));
     }
 
     /// The remembered reading of the `SKILL.md` at `key` when its stamp and
@@ -218,13 +254,13 @@ impl RootCache {
         stamp: &Stamp,
         regular: bool,
     ) -> Option<Result<Meta, Refused>> {
-        let rec = self.old.files.remove(key)?;
-        if rec.stamp != *stamp || rec.regular != regular || !self.trusted(stamp) {
+        let rec = self.old_files.take(key)?;
+        if rec.0 != *stamp || rec.1 != regular || !self.trusted(stamp) {
             self.dirty = true;
             return None;
         }
-        let result = rec.result.clone();
-        self.new.files.insert(key.to_string(), rec);
+        let result = rec.2.clone();
+        self.new.files.push((key.to_string(), rec));
         Some(result)
     }
 
@@ -238,14 +274,9 @@ impl RootCache {
         result: Result<Meta, Refused>,
     ) {
         self.dirty = true;
-        self.new.files.insert(
-            key.to_string(),
-            FileRecord {
-                stamp,
-                regular,
-                result,
-            },
-        );
+        self.new
+            .files
+            .push((key.to_string(), FileRecord(stamp, regular, result)));
     }
 
     /// Marks the cache as needing a rewrite (something could not be
@@ -258,7 +289,7 @@ impl RootCache {
     /// (temporary file in the same directory, then rename). Errors are
     /// ignored: the cache is an optimisation only.
     pub fn save(self) {
-        let leftover = !self.old.dirs.is_empty() || !self.old.files.is_empty();
+        let leftover = self.old_dirs.left > 0 || self.old_files.left > 0;
         if !self.dirty && !leftover {
             return;
         }
@@ -329,6 +360,22 @@ mod tests {
     }
 
     #[test]
+    fn records_are_found_in_walk_order_and_out_of_it() {
+        let rows = (0..5).map(|i| (format!("k{i}"), i)).collect();
+        let mut t = Table::new(rows);
+        assert_eq!(t.take("k0"), Some(0));
+        assert_eq!(t.take("k1"), Some(1));
+        assert!(t.index.is_none(), "in order: no index");
+        assert_eq!(t.take("k3"), Some(3));
+        assert_eq!(t.take("k4"), Some(4), "back in order after a jump");
+        assert_eq!(t.take("k3"), None, "taken once");
+        assert_eq!(t.take("nope"), None);
+        assert_eq!(t.left, 1);
+        assert_eq!(t.take("k2"), Some(2));
+        assert_eq!(t.left, 0);
+    }
+
+    #[test]
     fn a_record_near_the_cache_time_is_not_trusted() {
         let tmp = tempfile::tempdir().unwrap();
         let mut c = RootCache::load(tmp.path(), Path::new("/r")).unwrap();
@@ -343,6 +390,6 @@ mod tests {
         assert!(c.dir("b", &racy).is_none(), "racily clean: read again");
         // Another root's file under the same name is ignored.
         let other = RootCache::load(tmp.path(), Path::new("/other")).unwrap();
-        assert!(other.old.dirs.is_empty());
+        assert_eq!(other.old_dirs.left, 0);
     }
 }

@@ -1,12 +1,12 @@
 //! Discovery of user skills over the roots of sessions-themes-skills.md §3.2.
 
-use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use crate::cache::{Refused, RootCache};
 use crate::dir_fd::{link_is_dir_at, read_skill_at, stat_path, Dir, DirId, Kind, Stamp};
 use crate::front_matter;
+use crate::fx_hash::FxHashSet;
 use crate::skill::{read_skill_file, ReadError, Skill, Source};
 
 /// Deepest directory nesting scanned under one root.
@@ -184,7 +184,7 @@ fn scan_open_root(dir: Dir, root: &Path, source: &Source, cache: Option<&Path>) 
         root,
         source,
         real_root: None,
-        visited: HashSet::new(),
+        visited: FxHashSet::default(),
         dirs: 0,
         stopped: false,
         skills: Vec::new(),
@@ -259,7 +259,7 @@ struct Scan<'a> {
     source: &'a Source,
     /// The root with its links resolved, once a symlinked directory needs it.
     real_root: Option<Option<PathBuf>>,
-    visited: HashSet<DirId>,
+    visited: FxHashSet<DirId>,
     dirs: usize,
     stopped: bool,
     skills: Vec<Skill>,

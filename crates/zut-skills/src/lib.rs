@@ -19,6 +19,7 @@ mod cache_tests;
 mod dir_fd;
 pub mod discover;
 pub mod front_matter;
+mod fx_hash;
 pub mod set;
 pub mod skill;
 

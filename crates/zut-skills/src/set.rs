@@ -2,10 +2,10 @@
 //! extension-bundled skills (extensions in alphabetical order of manifest
 //! name), then built-ins; first registration of a name or alias wins.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 
 use crate::discover::{load_files, scan_roots, DiscoverOptions, Skipped};
+use crate::fx_hash::FxHashMap;
 use crate::skill::{Skill, Source};
 
 /// The `SKILL.md` files one loaded extension bundles, in declaration order.
@@ -101,7 +101,7 @@ impl SkillSet {
 struct Builder {
     skills: Vec<Skill>,
     /// Name or alias → index of the owning skill.
-    taken: HashMap<String, usize>,
+    taken: FxHashMap<String, usize>,
     skipped: Vec<Skipped>,
 }
 
