@@ -1,5 +1,5 @@
 // guard: refuses dangerous bash commands before they run, and counts what it saw.
-import { Extension, ToolCallDecision } from "../../dist/index.js";
+import { Extension, ToolCallDecision } from "../../bundle/zut-ext.js";
 
 const ext = new Extension("guard-typescript", "1.0.0");
 const DANGER = ["rm -rf", "mkfs", ":(){"];

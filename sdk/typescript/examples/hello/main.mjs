@@ -1,6 +1,6 @@
 // hello: a command that prompts the model, and one that shows the project directory.
 // In your own extension: import { Extension, Response } from "zut-ext";
-import { Extension, Response } from "../../dist/index.js";
+import { Extension, Response } from "../../bundle/zut-ext.js";
 
 const ext = new Extension("hello-typescript", "1.0.0");
 

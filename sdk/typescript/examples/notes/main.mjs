@@ -1,5 +1,5 @@
 // notes: a tool with state. Notes travel in tool_result.details, so they follow the session branch.
-import { Extension, Response, ToolResult } from "../../dist/index.js";
+import { Extension, Response, ToolResult } from "../../bundle/zut-ext.js";
 
 const ext = new Extension("notes-typescript", "1.0.0");
 let notes = [];

@@ -1,5 +1,5 @@
 // panel: a keyboard-driven picker (/pick) and a tool that waits for the user's y/n in a panel.
-import { Extension, Response, ToolResult, panel } from "../../dist/index.js";
+import { Extension, Response, ToolResult, panel } from "../../bundle/zut-ext.js";
 
 const ext = new Extension("panel-typescript", "1.0.0");
 const ITEMS = ["red", "green", "blue"];

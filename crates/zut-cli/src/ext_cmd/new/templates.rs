@@ -36,19 +36,21 @@ const PYTHON_SDK: &[(&str, &str)] = &[
     sdk_file!("python/zut_ext", "results.py"),
 ];
 
+/// The TypeScript SDK as vendored in `zut-ext/`: the single-file bundle
+/// (`sdk/typescript/bundle/zut-ext.js`, one module for Node to load instead
+/// of six) as `index.js`, beside the type declarations of `dist/` (which
+/// `index.d.ts` ties together for `// @ts-check`).
 const TYPESCRIPT_SDK: &[(&str, &str)] = &[
     sdk_file!("typescript/dist", "errors.d.ts"),
-    sdk_file!("typescript/dist", "errors.js"),
     sdk_file!("typescript/dist", "extension.d.ts"),
-    sdk_file!("typescript/dist", "extension.js"),
     sdk_file!("typescript/dist", "frames.d.ts"),
-    sdk_file!("typescript/dist", "frames.js"),
     sdk_file!("typescript/dist", "index.d.ts"),
-    sdk_file!("typescript/dist", "index.js"),
+    (
+        "index.js",
+        include_str!("../../../../../sdk/typescript/bundle/zut-ext.js"),
+    ),
     sdk_file!("typescript/dist", "lines.d.ts"),
-    sdk_file!("typescript/dist", "lines.js"),
     sdk_file!("typescript/dist", "results.d.ts"),
-    sdk_file!("typescript/dist", "results.js"),
 ];
 
 /// The tool every template registers: `<name>_echo` in snake case.
@@ -207,7 +209,7 @@ fn readme(lang: Lang, name: &str) -> String {
     let tool = tool_name(name);
     let (source, sdk) = match lang {
         Lang::Python => ("main.py", "the Python SDK `zut_ext`, vendored in `zut_ext/` (standard library only; see docs/sdk-python.md in the zut repository)"),
-        Lang::TypeScript => ("main.mjs", "the TypeScript SDK's build, vendored in `zut-ext/` with its type declarations (`// @ts-check` in main.mjs); see docs/sdk-typescript.md. Bun and Deno can run it too (`\"exec\": \"bun\"`)"),
+        Lang::TypeScript => ("main.mjs", "the TypeScript SDK's build, vendored in `zut-ext/` (one bundled ES module, `index.js`, and its type declarations for `// @ts-check` in main.mjs); see docs/sdk-typescript.md. Bun and Deno can run it too (`\"exec\": \"bun\"`)"),
         Lang::Rust => ("src/main.rs", "the Rust SDK `zut-ext-sdk` (a path dependency on your zut checkout; see docs/sdk-rust.md)"),
         Lang::Go => ("main.go", "the Go standard library only: the protocol is spoken by hand"),
         Lang::Shell => ("ext.sh", "POSIX sh only: the protocol is spoken by hand (requests are matched with `case`, ids extracted with `sed`)"),
@@ -259,12 +261,14 @@ mod tests {
             python,
             listing("python/zut_ext", |n| n.ends_with(".py") || n == "py.typed")
         );
-        let ts: Vec<String> = TYPESCRIPT_SDK.iter().map(|(n, _)| n.to_string()).collect();
-        assert_eq!(
-            ts,
-            listing("typescript/dist", |n| n.ends_with(".js")
-                || n.ends_with(".d.ts"))
-        );
+        let ts: Vec<String> = TYPESCRIPT_SDK
+            .iter()
+            .map(|(n, _)| n.to_string())
+            .filter(|n| n != "index.js")
+            .collect();
+        assert_eq!(ts, listing("typescript/dist", |n| n.ends_with(".d.ts")));
+        let bundle = TYPESCRIPT_SDK.iter().find(|(n, _)| *n == "index.js");
+        assert!(bundle.is_some_and(|(_, text)| !text.contains("\nimport ")));
     }
 
     #[test]

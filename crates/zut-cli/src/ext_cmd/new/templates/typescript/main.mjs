@@ -1,5 +1,5 @@
 // @ts-check
-// {{name}}: a zut extension (TypeScript SDK, vendored in ./zut-ext: ESM + type declarations).
+// {{name}}: a zut extension (TypeScript SDK, vendored in ./zut-ext: one bundled ES module + type declarations).
 import { Extension, Response, ToolResult } from "./zut-ext/index.js";
 
 const ext = new Extension("{{name}}", "0.1.0");
