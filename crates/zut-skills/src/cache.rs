@@ -205,7 +205,10 @@ impl RootCache {
     /// the one it was listed under (and not racy).
     pub fn dir(&mut self, key: &str, stamp: &Stamp) -> Option<Vec<Entry>> {
         let rec = self.old_dirs.take(key)?;
-        if rec.0 != *stamp || !self.trusted(stamp) {
+        // A name a directory cannot hold (a damaged or hand-edited file)
+        // would lead the walk elsewhere: the listing is read afresh.
+        let sane = |n: &str| !n.is_empty() && n != "." && n != ".." && !n.contains(['/', '\0']);
+        if rec.0 != *stamp || !self.trusted(stamp) || !rec.1.iter().all(|(n, _, _)| sane(n)) {
             self.dirty = true;
             return None;
         }

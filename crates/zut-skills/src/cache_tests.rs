@@ -304,6 +304,41 @@ fn cached_discovery_equals_uncached_through_edits() {
 }
 
 #[test]
+fn a_tampered_cache_cannot_lead_the_walk_out_of_the_root() {
+    let w = World::new();
+    let proj = &w.roots()[1];
+    write_skill(&proj.join("s"), "s", "d", "x");
+    write_skill(&w.base.join("outside/evil"), "evil", "Outside.", "Out");
+    w.discover(true);
+    age_files(&w.cache, LATER);
+    // Add an entry climbing out of the project root to its listing, as if
+    // the root held it; the stamp still matches.
+    let mut patched = 0;
+    for (path, _, _) in w.cache_files() {
+        let mut v: serde_json::Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+        if v["root"] != proj.to_str().unwrap() {
+            continue;
+        }
+        for row in v["dirs"].as_array_mut().unwrap() {
+            if row[0] == "" {
+                // <base>/proj/.zut/skills/../../../outside = <base>/outside
+                row[1][1].as_array_mut().unwrap().push(serde_json::json!([
+                    "../../../outside",
+                    "d",
+                    1
+                ]));
+                patched += 1;
+            }
+        }
+        fs::write(&path, serde_json::to_vec(&v).unwrap()).unwrap();
+    }
+    assert!(patched > 0);
+    let truth = view(&w.discover(false));
+    assert_eq!(view(&w.discover(true)), truth);
+    assert!(!truth.iter().any(|s| s.contains("evil")), "{truth:?}");
+}
+
+#[test]
 fn a_fresh_edit_is_never_hidden_by_the_racy_rule() {
     // No aging here: the cache is as young as the files, so every record is
     // "racily clean" and read again, even an edit in the same clock tick.
