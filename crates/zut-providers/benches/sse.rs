@@ -4,6 +4,8 @@
 //! * `decode/<wire>`: the provider's parsing path alone (SSE framing, JSON
 //!   decoding, assembly, one `StreamEvent` per delta) over the complete body,
 //!   fed in 16 KiB chunks as a socket would deliver it.
+//! * `decode_plain/<wire>`: the same with plain text (digits, no JSON
+//!   escapes), as `scripts/bench/rpc` streams.
 //! * `http/<wire>`: the same reply through [`Provider::stream`] over real HTTP
 //!   from `zut-llm-server` on 127.0.0.1 (server rendering excluded: the body
 //!   is pre-rendered and replayed raw).
@@ -92,6 +94,29 @@ fn bench(c: &mut Criterion) {
                         }
                     });
                 assert!(completion.is_ok() && streamed == text.len());
+            })
+        });
+    }
+    group.finish();
+
+    // The text of `scripts/bench/rpc` (digits: no JSON escapes), the
+    // common case of prose, through the same path.
+    let plain = "0123456789".repeat(REPLY_BYTES / 10);
+    let mut group = c.benchmark_group("decode_plain");
+    group.throughput(Throughput::Bytes(plain.len() as u64));
+    group.sample_size(10);
+    for (name, format, wire) in formats {
+        let body = body(format, &plain);
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let mut streamed = 0usize;
+                let completion =
+                    parse_stream(wire, body.as_bytes().chunks(CHUNK_BYTES), &mut |event| {
+                        if let StreamEvent::TextDelta(delta) = event {
+                            streamed += delta.len();
+                        }
+                    });
+                assert!(completion.is_ok() && streamed == plain.len());
             })
         });
     }
