@@ -54,7 +54,35 @@ pub fn load(config: &AgentConfig, host: Option<&ExtensionHost>) -> SkillSet {
     }
     let opts = DiscoverOptions::from_env(&config.cwd, &config.system.zut_home);
     let bundled = host.map(bundled_from_host).unwrap_or_default();
-    SkillSet::discover(&opts, &bundled, &zut_skills::builtin_skills())
+    let builtins = zut_skills::builtin_skills();
+    let early = PREFETCH
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()
+        .and_then(|p| p.take(&opts));
+    match early {
+        Some(scans) => SkillSet::from_scans(scans, &bundled, &builtins),
+        None => SkillSet::discover(&opts, &bundled, &builtins),
+    }
+}
+
+/// The scan [`prefetch`] started, taken by the next [`load`].
+static PREFETCH: std::sync::Mutex<Option<zut_skills::prefetch::Prefetch>> =
+    std::sync::Mutex::new(None);
+
+/// Starts scanning the user roots for `config` on a thread now (a front
+/// end calls it as soon as it knows its configuration), so the first
+/// [`load`] — within [`zut_skills::prefetch::MAX_AGE`], with the same
+/// options — takes the result instead of scanning while the user waits.
+/// Extension-bundled skills are still read by `load`. Nothing when skills
+/// are off.
+pub fn prefetch(config: &AgentConfig) {
+    if !config.skills {
+        return;
+    }
+    let opts = DiscoverOptions::from_env(&config.cwd, &config.system.zut_home);
+    let started = zut_skills::prefetch::Prefetch::start(opts);
+    *PREFETCH.lock().unwrap_or_else(|e| e.into_inner()) = started;
 }
 
 /// The system-prompt addendum: one instruction line, then `- <name>

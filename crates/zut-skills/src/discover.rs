@@ -15,7 +15,7 @@ pub const MAX_SCAN_DEPTH: usize = 64;
 pub const MAX_SCAN_DIRS: usize = 10_000;
 
 /// Inputs of user-skill discovery.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DiscoverOptions {
     /// Working directory (project roots hang off it).
     pub cwd: PathBuf,

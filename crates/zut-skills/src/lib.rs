@@ -20,6 +20,7 @@ mod dir_fd;
 pub mod discover;
 pub mod front_matter;
 mod fx_hash;
+pub mod prefetch;
 pub mod set;
 pub mod skill;
 

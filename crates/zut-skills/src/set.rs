@@ -33,8 +33,23 @@ impl SkillSet {
     /// Discovers user skills, then adds `bundled` and `builtins` under the
     /// merge precedence.
     pub fn discover(opts: &DiscoverOptions, bundled: &[BundledSkills], builtins: &[Skill]) -> Self {
+        Self::from_scans(
+            scan_roots(&opts.roots(), opts.cache_dir.as_deref()),
+            bundled,
+            builtins,
+        )
+    }
+
+    /// [`SkillSet::discover`] with the user roots already scanned
+    /// ([`crate::prefetch::Prefetch`]), in the order of
+    /// [`DiscoverOptions::roots`].
+    pub fn from_scans(
+        scans: Vec<crate::discover::RootScan>,
+        bundled: &[BundledSkills],
+        builtins: &[Skill],
+    ) -> Self {
         let mut b = Builder::default();
-        for (skills, skipped) in scan_roots(&opts.roots(), opts.cache_dir.as_deref()) {
+        for (skills, skipped) in scans {
             b.skipped.extend(skipped);
             for s in skills {
                 b.register(s);

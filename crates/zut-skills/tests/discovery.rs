@@ -287,3 +287,41 @@ fn within_one_extension_the_first_declaration_wins() {
         .reason
         .contains("already taken by the extension bundle skill"));
 }
+
+#[test]
+fn a_prefetched_scan_gives_the_same_set_and_only_for_its_options() {
+    use zut_skills::prefetch::Prefetch;
+    let env = Env::new();
+    skill(&env.cwd.join(".zut/skills/review"), "description: r", "R");
+    skill(
+        &env.user.join(".claude/skills/a/b"),
+        "description: nested",
+        "N",
+    );
+    skill(
+        &env.home.join("skills/review"),
+        "description: shadowed",
+        "G",
+    );
+    let bundled_dir = env.cwd.parent().unwrap().join("ext");
+    let bundled = vec![BundledSkills {
+        extension: "ext".into(),
+        files: vec![skill(&bundled_dir.join("lint"), "description: l", "L")],
+    }];
+    let names = |set: &SkillSet| -> Vec<(String, String, Vec<String>)> {
+        set.skills()
+            .iter()
+            .map(|s| (s.name.clone(), s.description.clone(), s.aliases.clone()))
+            .collect()
+    };
+    let fresh = SkillSet::discover(&env.opts(), &bundled, &[]);
+    let early = Prefetch::start(env.opts()).unwrap();
+    let scans = early.take(&env.opts()).expect("same options");
+    let prefetched = SkillSet::from_scans(scans, &bundled, &[]);
+    assert_eq!(names(&prefetched), names(&fresh));
+    assert_eq!(prefetched.skipped().len(), fresh.skipped().len());
+    // Made for other options: not used.
+    let mut other = env.opts();
+    other.cwd = env.user.clone();
+    assert!(Prefetch::start(env.opts()).unwrap().take(&other).is_none());
+}

@@ -87,6 +87,9 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
     agent.builtin_tools = builtins;
     agent.reasoning = reasoning;
     agent.skills = !args.no_skill;
+    // The user roots are scanned while the rest of start-up runs; the
+    // first prompt takes the result.
+    zut_agent::skills::prefetch(&agent);
     if let Some(n) = args.max_steps {
         if n == 0 {
             bail!("--max-steps must be at least 1");

@@ -1,0 +1,50 @@
+//! Discovery started early on its own thread: a front end that knows the
+//! options at start-up (the CLI, right after reading its flags) scans the
+//! user roots while the rest of start-up runs, and the first prompt takes
+//! the result instead of scanning again.
+
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::discover::{scan_roots, DiscoverOptions, RootScan};
+
+/// How old a prefetched scan may be when it is taken: discovery normally
+/// runs when a prompt starts, so an older one (a TUI left idle before its
+/// first prompt) is dropped and the roots are scanned again.
+pub const MAX_AGE: Duration = Duration::from_secs(2);
+
+/// A scan of the user roots running on its own thread.
+#[derive(Debug)]
+pub struct Prefetch {
+    opts: DiscoverOptions,
+    started: Instant,
+    scan: JoinHandle<Vec<RootScan>>,
+}
+
+impl Prefetch {
+    /// Starts scanning the roots of `opts`. `None` when no thread could
+    /// be started (the caller scans as usual).
+    pub fn start(opts: DiscoverOptions) -> Option<Self> {
+        let roots = opts.roots();
+        let cache = opts.cache_dir.clone();
+        let scan = std::thread::Builder::new()
+            .name("zut-skills-prefetch".into())
+            .spawn(move || scan_roots(&roots, cache.as_deref()))
+            .ok()?;
+        Some(Self {
+            opts,
+            started: Instant::now(),
+            scan,
+        })
+    }
+
+    /// The scans (waiting for the thread if it is still running) when
+    /// they were made for `opts` and are at most [`MAX_AGE`] old; `None`
+    /// otherwise (other options, too old, or the thread panicked).
+    pub fn take(self, opts: &DiscoverOptions) -> Option<Vec<RootScan>> {
+        if &self.opts != opts || self.started.elapsed() > MAX_AGE {
+            return None;
+        }
+        self.scan.join().ok()
+    }
+}
