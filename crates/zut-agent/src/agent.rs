@@ -232,12 +232,19 @@ impl Agent {
                 ..Event::named(EventName::TURN_START)
             });
             let context = match self.intercept_turn_start(step).await {
-                TurnStartVerdict::Block { reason, .. } => {
+                TurnStartVerdict::Block { reason, extension } => {
                     let reason = if reason.trim().is_empty() {
                         DEFAULT_TURN_BLOCK.to_string()
                     } else {
                         reason
                     };
+                    if self.config.interception_events {
+                        sink(AgentEvent::InterceptBlocked {
+                            event: EventName::TURN_START,
+                            extension,
+                            reason: reason.clone(),
+                        });
+                    }
                     self.end_turn(sink, "error", Some(reason.clone()));
                     return PromptOutcome::Blocked { reason };
                 }
@@ -425,7 +432,16 @@ impl Agent {
                 .filter(|h| h.has_interceptors(EventName::ASSISTANT_MESSAGE))
             {
                 match host.intercept_assistant_message(&texts.join("\n")).await {
-                    AssistantVerdict::Block { .. } => return None,
+                    AssistantVerdict::Block { reason, extension } => {
+                        if self.config.interception_events {
+                            sink(AgentEvent::InterceptBlocked {
+                                event: EventName::ASSISTANT_MESSAGE,
+                                extension,
+                                reason,
+                            });
+                        }
+                        return None;
+                    }
                     AssistantVerdict::Allow { text, replaced } => {
                         if replaced {
                             content.retain(|p| !matches!(p, Part::Text { .. }));

@@ -39,6 +39,11 @@ pub struct AgentConfig {
     /// Emit [`crate::AgentEvent::ReasoningDelta`] for the model's reasoning
     /// text. Off by default (RPC and `--json` never show reasoning).
     pub reasoning_events: bool,
+    /// Emit [`crate::AgentEvent::InterceptBlocked`] when an extension's
+    /// `turn_start` or `assistant_message` interceptor blocks, with its
+    /// reason (the TUI shows it as a status line). Off by default: the
+    /// Go-compatible event streams have no such event.
+    pub interception_events: bool,
 }
 
 impl AgentConfig {
@@ -63,6 +68,7 @@ impl AgentConfig {
             skills: false,
             confirm_tools: false,
             reasoning_events: false,
+            interception_events: false,
         }
     }
 }

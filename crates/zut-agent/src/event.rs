@@ -126,6 +126,21 @@ pub enum AgentEvent {
         /// Effective arguments.
         args: Value,
     },
+    /// An extension's interceptor blocked the turn (`event` is
+    /// `turn_start`: no model call; a `turn_end` with `stop:"error"`
+    /// follows) or hid the assistant message (`assistant_message`). Only
+    /// emitted when [`crate::AgentConfig::interception_events`] is on (the
+    /// TUI); never in RPC or `--json` output.
+    #[schemars(skip)]
+    InterceptBlocked {
+        /// `turn_start` or `assistant_message`.
+        event: &'static str,
+        /// The blocking extension's name.
+        extension: String,
+        /// Its reason (defaulted for `turn_start`; may be empty for
+        /// `assistant_message`).
+        reason: String,
+    },
     /// A tool starts running (not emitted for blocked calls).
     ToolExecutionStarted {
         /// Call id.

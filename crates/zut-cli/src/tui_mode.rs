@@ -112,9 +112,11 @@ pub fn run(args: &GlobalArgs) -> i32 {
         return fail(e);
     }
     // `--no-yolo`: every tool call waits for the confirmation dialog; the
-    // thinking indicator needs the reasoning deltas.
+    // thinking indicator needs the reasoning deltas; interception blocks
+    // are shown with their reasons.
     setup.agent.confirm_tools = args.no_yolo;
     setup.agent.reasoning_events = true;
+    setup.agent.interception_events = true;
     let initial_prompt = Some(args.prompt.join(" ")).filter(|p| !p.trim().is_empty());
     // The session is opened before the terminal is taken over, so a busy or
     // unreadable file is reported on a normal screen.
@@ -286,6 +288,9 @@ async fn conversation(
     let _ = tx.send(TuiEvent::ExtensionThemes(extension_themes(&host)));
     let _ = tx.send(TuiEvent::ToolGuards(
         host.interceptors(EventName::TOOL_CALL),
+    ));
+    let _ = tx.send(TuiEvent::MessageGuards(
+        host.interceptors(EventName::ASSISTANT_MESSAGE),
     ));
     let Ok(provider) = setup.provider else {
         return;
@@ -461,6 +466,9 @@ async fn run_command(
                         let _ = tx.send(TuiEvent::ExtensionThemes(extension_themes(host)));
                         let _ = tx.send(TuiEvent::ToolGuards(
                             host.interceptors(EventName::TOOL_CALL),
+                        ));
+                        let _ = tx.send(TuiEvent::MessageGuards(
+                            host.interceptors(EventName::ASSISTANT_MESSAGE),
                         ));
                     }
                     CommandOutcome::Status(format!(

@@ -128,3 +128,70 @@ async fn load_error_early_chrome_sidebar_guard_and_extension_theme() {
     t.keys(&["C-d"]);
     t.wait_for("EXIT:0", 10);
 }
+
+/// Rewrites replies containing `SECRET`, hides replies containing
+/// `FORBIDDEN`, and blocks the turn of any prompt after the third model
+/// call.
+const CENSOR: &str = r#"import json, sys
+def emit(o):
+    sys.stdout.write(json.dumps(o) + "\n"); sys.stdout.flush()
+emit({"type": "hello", "protocol_version": 2, "name": "censor", "version": "1.0.0"})
+calls = 0
+for line in sys.stdin:
+    msg = json.loads(line)
+    t = msg["type"]
+    if t == "hello_ack":
+        emit({"type": "subscribe", "intercept": ["turn_start", "assistant_message"]})
+        emit({"type": "ready"})
+    elif t == "event_intercept" and msg["event"] == "turn_start":
+        calls += 1
+        if calls > 2:
+            emit({"type": "event_intercept_response", "id": msg["id"], "block": True,
+                  "reason": "turn budget spent"})
+        else:
+            emit({"type": "event_intercept_response", "id": msg["id"]})
+    elif t == "event_intercept":
+        text = msg.get("text", "")
+        if "FORBIDDEN" in text:
+            emit({"type": "event_intercept_response", "id": msg["id"], "block": True,
+                  "reason": "censored reply"})
+        elif "SECRET" in text:
+            emit({"type": "event_intercept_response", "id": msg["id"],
+                  "replace_text": text.replace("SECRET", "[redacted]")})
+        else:
+            emit({"type": "event_intercept_response", "id": msg["id"]})
+    elif t == "shutdown":
+        break
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replace_text_block_and_turn_start_block_are_visible() {
+    if !have_tmux() {
+        return;
+    }
+    let env = TestEnv::new();
+    zut_test_support::python_extension(&env.global_dir("censor"), "censor", CENSOR);
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_text("The code is SECRET-42, keep it."));
+    server.push(Script::anthropic_text("FORBIDDEN words here."));
+    let t = Tmux::start(&env, &server, &[], 100, 24);
+    t.wait_for("(anthropic)", 15);
+    t.typ("first");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("[redacted]-42", 15);
+    assert!(
+        s.contains("✎ rewritten by censor (assistant_message interceptor)"),
+        "{s}"
+    );
+    assert!(!s.contains("SECRET-42"), "{s}");
+    t.typ("second");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("censor hid the assistant's message: censored reply", 15);
+    assert!(!s.contains("FORBIDDEN words"), "{s}");
+    t.typ("third");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("censor blocked the turn: turn budget spent", 15);
+    assert!(!s.contains("✗ turn budget spent"), "{s}");
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT:0", 10);
+}

@@ -4,11 +4,22 @@
 //! result is the interceptor's reason; unknown tools and invalid
 //! arguments (also never started) are told apart by their fixed texts,
 //! and nothing is called a refusal while no extension intercepts.
+//!
+//! While an extension intercepts `assistant_message`, a reply streams in
+//! the live area and reaches the scrollback only once the agent says what
+//! the user sees: unchanged, rewritten by `replace_text` (shown under a
+//! `✎ rewritten by …` line) or hidden by a block (its reason shown as a
+//! `⊘ … hid the assistant's message: …` line). A `turn_start` block shows
+//! `⊘ … blocked the turn: …` instead of the error line.
 
 use std::collections::HashSet;
 
+use ratatui::text::{Line, Span};
 use zut_agent::transcript::JsonBlock;
 use zut_agent::AgentEvent;
+
+use crate::stream::{indent, MarkdownStream};
+use crate::theme::Theme;
 
 /// What the TUI knows about interception.
 #[derive(Debug, Default)]
@@ -57,6 +68,71 @@ impl Intercepts {
             }
             _ => None,
         }
+    }
+}
+
+/// A reply held back while an extension may rewrite or hide it
+/// (`assistant_message` interception): its rows as they streamed, shown
+/// live until the agent's `assistant_message` says what the user sees.
+#[derive(Debug)]
+pub struct HeldReply {
+    /// Rendered rows of the streamed text.
+    pub rows: Vec<Line<'static>>,
+    /// The streamed text.
+    pub text: String,
+}
+
+impl HeldReply {
+    /// Nothing streamed yet.
+    pub fn new() -> Self {
+        Self {
+            rows: Vec::new(),
+            text: String::new(),
+        }
+    }
+
+    /// The rows for the scrollback once the agent emitted `content` (what
+    /// the user sees): the streamed rows when unchanged, else `content`'s
+    /// text rendered anew under a line naming who rewrote it.
+    pub fn shown(
+        self,
+        content: &[JsonBlock],
+        guards: &[String],
+        width: usize,
+        theme: &Theme,
+    ) -> Vec<Line<'static>> {
+        let visible: String = content
+            .iter()
+            .filter_map(|b| match b {
+                JsonBlock::Text { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        let mut rows = vec![Line::default()];
+        if visible == self.text {
+            rows.extend(self.rows);
+            return rows;
+        }
+        let who = match guards {
+            [one] => one.clone(),
+            [] => "an extension".to_string(),
+            many => format!("one of {}", many.join(", ")),
+        };
+        rows.extend(indent(vec![Line::from(Span::styled(
+            format!("✎ rewritten by {who} (assistant_message interceptor)"),
+            theme.dim,
+        ))]));
+        let mut md = MarkdownStream::new(width);
+        md.push(&visible, theme);
+        md.finish(theme);
+        rows.extend(md.take_committed());
+        rows
+    }
+}
+
+impl Default for HeldReply {
+    fn default() -> Self {
+        Self::new()
     }
 }
 

@@ -129,6 +129,9 @@ pub enum TuiEvent {
     /// Live extensions intercepting `tool_call` (named when they refuse a
     /// call).
     ToolGuards(Vec<String>),
+    /// Live extensions intercepting `assistant_message` (replies are held
+    /// until they are rewritten or hidden, and named when they are).
+    MessageGuards(Vec<String>),
     /// Theme files of the loaded extensions, as (extension name, file).
     ExtensionThemes(Vec<(String, std::path::PathBuf)>),
     /// A picker to open, with its rows.

@@ -266,6 +266,10 @@ fn conversation(app: &mut App, ev: TuiEvent, themes_dir: Option<&std::path::Path
             app.chrome.intercepts.tool_guards = names;
             Vec::new()
         }
+        TuiEvent::MessageGuards(names) => {
+            app.transcript.message_guards = names;
+            Vec::new()
+        }
         TuiEvent::ExtensionThemes(files) => {
             crate::themes::extension_themes(app, themes_dir, &files);
             Vec::new()

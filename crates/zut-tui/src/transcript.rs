@@ -9,6 +9,7 @@ use ratatui::text::{Line, Span};
 use zut_agent::transcript::JsonBlock;
 use zut_agent::AgentEvent;
 
+use crate::intercept_view::HeldReply;
 use crate::sanitize;
 use crate::stream::{indent, MarkdownStream, INDENT};
 use crate::theme::Theme;
@@ -25,6 +26,15 @@ pub struct Transcript {
     last_collapsed: Option<ToolCell>,
     /// The last complete assistant reply (for `/copy`).
     pub last_reply: String,
+    /// Live extensions intercepting `assistant_message`: while any is,
+    /// a reply's rows are held until the agent says what the user sees
+    /// (`replace_text`, or hidden by a block).
+    pub message_guards: Vec<String>,
+    /// The current reply's rows, held back (see `message_guards`).
+    held: Option<HeldReply>,
+    /// A `turn_start` block was shown: the `turn_end` error after it is
+    /// the same reason, not shown twice.
+    turn_blocked: bool,
 }
 
 /// Text of the text blocks of `content`, joined.
@@ -58,6 +68,9 @@ impl Transcript {
             rows: Vec::new(),
             last_collapsed: None,
             last_reply: String::new(),
+            message_guards: Vec::new(),
+            held: None,
+            turn_blocked: false,
         }
     }
 
@@ -121,7 +134,10 @@ impl Transcript {
         if let Some(mut s) = self.stream.take() {
             s.finish(theme);
             let rows = s.take_committed();
-            if !rows.is_empty() {
+            if let Some(h) = &mut self.held {
+                h.rows.extend(rows);
+                h.text.push_str(s.text());
+            } else if !rows.is_empty() {
                 self.rows.extend(rows);
             }
             if !s.is_empty() {
@@ -179,8 +195,13 @@ impl Transcript {
             }
             AgentEvent::AssistantStart => {
                 self.finish_stream(theme);
+                self.release_held();
                 self.stream = Some(MarkdownStream::new(self.width));
-                self.rows.push(Line::default());
+                if self.message_guards.is_empty() {
+                    self.rows.push(Line::default());
+                } else {
+                    self.held = Some(HeldReply::new());
+                }
             }
             AgentEvent::TextDelta { delta } => {
                 let width = self.width;
@@ -189,7 +210,10 @@ impl Transcript {
                     .get_or_insert_with(|| MarkdownStream::new(width));
                 s.push(delta, theme);
                 let committed = s.take_committed();
-                self.rows.extend(committed);
+                match &mut self.held {
+                    Some(h) => h.rows.extend(committed),
+                    None => self.rows.extend(committed),
+                }
             }
             AgentEvent::ToolUseStart { id, name } => {
                 self.finish_stream(theme);
@@ -213,10 +237,33 @@ impl Transcript {
             }
             AgentEvent::AssistantMessage { content, .. } => {
                 self.finish_stream(theme);
+                if let Some(h) = self.held.take() {
+                    let rows = h.shown(content, &self.message_guards, self.width, theme);
+                    self.rows.extend(rows);
+                }
                 let text = blocks_text(content);
                 if !text.is_empty() {
                     self.last_reply = text;
                 }
+            }
+            AgentEvent::InterceptBlocked {
+                event,
+                extension,
+                reason,
+            } => {
+                self.finish_stream(theme);
+                let what = if *event == "turn_start" {
+                    self.turn_blocked = true;
+                    "blocked the turn"
+                } else {
+                    self.held = None;
+                    "hid the assistant's message"
+                };
+                let text = match reason.trim() {
+                    "" => format!("⊘ {extension} {what}"),
+                    r => format!("⊘ {extension} {what}: {r}"),
+                };
+                self.notice(&text, theme.warn);
             }
             AgentEvent::RetryScheduled {
                 attempt,
@@ -235,7 +282,10 @@ impl Transcript {
             }
             AgentEvent::TurnEnd { stop, error } => {
                 self.finish_stream(theme);
-                if *stop == "aborted" {
+                self.release_held();
+                if std::mem::take(&mut self.turn_blocked) {
+                    // The reason is already shown (`InterceptBlocked`).
+                } else if *stop == "aborted" {
                     self.commit_tools(theme, true);
                     self.notice("aborted", theme.warn);
                 } else if let (Some(e), true) = (error, *stop == "error") {
@@ -249,15 +299,30 @@ impl Transcript {
             }
             AgentEvent::Done => {
                 self.finish_stream(theme);
+                self.release_held();
                 self.commit_tools(theme, true);
             }
             _ => {}
         }
     }
 
-    /// The live rows: the streaming tail and running tools.
+    /// Commits a held reply as it streamed (no verdict came: the
+    /// request failed or was aborted).
+    fn release_held(&mut self) {
+        if let Some(h) = self.held.take() {
+            self.rows.push(Line::default());
+            self.rows.extend(h.rows);
+        }
+    }
+
+    /// The live rows: the held reply, the streaming tail and running
+    /// tools.
     pub fn live_rows(&mut self, theme: &Theme) -> Vec<Line<'static>> {
         let mut rows = Vec::new();
+        if let Some(h) = &self.held {
+            rows.push(Line::default());
+            rows.extend(h.rows.iter().cloned());
+        }
         if let Some(s) = &mut self.stream {
             rows.extend(s.live_rows(theme));
         }
