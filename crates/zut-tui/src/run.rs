@@ -19,6 +19,10 @@ use crate::{terminal, view, CommandOutcome, Controller, Status, TuiEvent};
 
 /// Longest a batch of conversation events is applied before a frame.
 const BATCH: Duration = Duration::from_millis(8);
+/// Shortest interval between frames that only repaint extension chrome
+/// (status rows, widgets, notes): an extension updating its status 1,000
+/// times a second costs ~60 frames, not 1,000 (see [`crate::status::is_chrome`]).
+const CHROME_FRAME: Duration = Duration::from_millis(16);
 
 /// How the TUI starts.
 #[derive(Debug, Default)]
@@ -90,6 +94,10 @@ pub async fn run(
         pending.extend(app.enqueue(p));
     }
     let mut status = 0;
+    // Whether everything since the last frame was extension chrome, and
+    // when that frame was painted (chrome-only frames are rate-limited).
+    let mut chrome_only = false;
+    let mut last_paint: Option<Instant> = None;
     'outer: loop {
         for effect in pending.drain(..) {
             match effect {
@@ -150,22 +158,29 @@ pub async fn run(
                 Effect::Quit => break 'outer,
             }
         }
-        // Paint.
-        let rows = app.transcript.take_rows();
-        let live = view::compose(&mut app, Instant::now());
-        let buf = view::to_buffer(&live, app.size.0);
-        let painted = screen.frame(&rows, &buf, live.cursor);
-        if app.bell_pending {
-            // Between frames, never inside one.
-            app.bell_pending = false;
-            let _ = screen.writer().write_all(b"\x07");
-            let _ = screen.writer().flush();
+        // Paint (chrome-only changes at most every CHROME_FRAME).
+        let deferred = chrome_only && last_paint.is_some_and(|t| t.elapsed() < CHROME_FRAME);
+        if !deferred {
+            let rows = app.transcript.take_rows();
+            let live = view::compose(&mut app, Instant::now());
+            let buf = view::to_buffer(&live, app.size.0);
+            let painted = screen.frame(&rows, &buf, live.cursor);
+            last_paint = Some(Instant::now());
+            if app.bell_pending {
+                // Between frames, never inside one.
+                app.bell_pending = false;
+                let _ = screen.writer().write_all(b"\x07");
+                let _ = screen.writer().flush();
+            }
+            if painted.is_err() {
+                // The terminal is gone (SIGHUP without the signal): leave.
+                status = 129;
+                break;
+            }
         }
-        if painted.is_err() {
-            // The terminal is gone (SIGHUP without the signal): leave.
-            status = 129;
-            break;
-        }
+        let next_chrome_frame = last_paint.unwrap_or_else(Instant::now) + CHROME_FRAME;
+        // Anything but a chrome-only batch of agent events paints at once.
+        chrome_only = false;
         let tick = app.animating();
         let expiry = app.expire_notes(Instant::now());
         let until_expiry = expiry.map(|t| t.saturating_duration_since(Instant::now()));
@@ -180,10 +195,14 @@ pub async fn run(
             ev = events.recv() => {
                 let Some(ev) = ev else { break };
                 let start = Instant::now();
+                chrome_only = crate::status::is_chrome(&ev);
                 pending.extend(conversation(&mut app, ev, themes_dir.as_deref()));
                 while start.elapsed() < BATCH {
                     match events.try_recv() {
-                        Ok(ev) => pending.extend(conversation(&mut app, ev, themes_dir.as_deref())),
+                        Ok(ev) => {
+                            chrome_only &= crate::status::is_chrome(&ev);
+                            pending.extend(conversation(&mut app, ev, themes_dir.as_deref()));
+                        }
                         Err(_) => break,
                     }
                 }
@@ -206,6 +225,7 @@ pub async fn run(
                 break;
             }
             () = tokio::time::sleep(crate::status::SPIN_INTERVAL), if tick => {}
+            () = tokio::time::sleep_until(next_chrome_frame.into()), if deferred => {}
             () = tokio::time::sleep(until_expiry.unwrap_or_default()), if until_expiry.is_some() => {}
         }
     }

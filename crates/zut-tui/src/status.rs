@@ -155,3 +155,20 @@ fn human(n: u64) -> String {
         n.to_string()
     }
 }
+
+/// Whether `ev` only changes extension chrome (status rows, widgets,
+/// notes), whose frames the run loop may rate-limit.
+pub fn is_chrome(ev: &crate::TuiEvent) -> bool {
+    use zut_agent::AgentEvent as A;
+    matches!(
+        ev,
+        crate::TuiEvent::Agent(
+            A::ExtStatus { .. }
+                | A::ExtWidget { .. }
+                | A::ExtWidgetClear { .. }
+                | A::ExtNotify { .. }
+                | A::ExtDisplay { .. }
+                | A::ExtClearNotes { .. }
+        )
+    )
+}
