@@ -26,6 +26,7 @@ pub mod intercept_view;
 pub mod keymap;
 pub mod load_errors;
 pub mod markdown;
+mod memory;
 pub mod panel_keys;
 pub mod pickers;
 mod run;

@@ -98,6 +98,9 @@ pub async fn run(
     // when that frame was painted (chrome-only frames are rate-limited).
     let mut chrome_only = false;
     let mut last_paint: Option<Instant> = None;
+    // A turn ended (or a resumed conversation was painted): freed memory
+    // goes back to the system once the frame is out and nothing runs.
+    let mut trim_due = false;
     'outer: loop {
         for effect in pending.drain(..) {
             match effect {
@@ -178,6 +181,10 @@ pub async fn run(
                 break;
             }
         }
+        if trim_due && !app.busy {
+            trim_due = false;
+            crate::memory::trim();
+        }
         let next_chrome_frame = last_paint.unwrap_or_else(Instant::now) + CHROME_FRAME;
         // Anything but a chrome-only batch of agent events paints at once.
         chrome_only = false;
@@ -196,11 +203,13 @@ pub async fn run(
                 let Some(ev) = ev else { break };
                 let start = Instant::now();
                 chrome_only = crate::status::is_chrome(&ev);
+                trim_due |= ends_work(&ev);
                 pending.extend(conversation(&mut app, ev, themes_dir.as_deref()));
                 while start.elapsed() < BATCH {
                     match events.try_recv() {
                         Ok(ev) => {
                             chrome_only &= crate::status::is_chrome(&ev);
+                            trim_due |= ends_work(&ev);
                             pending.extend(conversation(&mut app, ev, themes_dir.as_deref()));
                         }
                         Err(_) => break,
@@ -247,6 +256,11 @@ fn input(app: &mut App, screen: &mut InlineScreen<std::io::Stdout>, ev: Event) -
         }
         _ => Vec::new(),
     }
+}
+
+/// Events after which memory is given back (see [`crate::memory`]).
+fn ends_work(ev: &TuiEvent) -> bool {
+    matches!(ev, TuiEvent::JobFinished | TuiEvent::Replay(_))
 }
 
 fn conversation(app: &mut App, ev: TuiEvent, themes_dir: Option<&std::path::Path>) -> Vec<Effect> {
