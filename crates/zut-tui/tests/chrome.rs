@@ -2,43 +2,18 @@
 //! on ratatui's `TestBackend`, and their key and ownership rules.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::{app, live};
 use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::backend::TestBackend;
-use ratatui::Terminal;
 use zut_agent::AgentEvent;
 use zut_protocol::PanelContent;
 use zut_tui::app::{App, Effect};
 use zut_tui::history::History;
 use zut_tui::theme::{ColorDepth, Theme};
 use zut_tui::{view, Status};
-
-fn app(w: u16, h: u16) -> App {
-    let status = Status {
-        provider: "anthropic".into(),
-        model: "test-model".into(),
-        cwd: "~/project".into(),
-        ..Default::default()
-    };
-    App::new(
-        Theme::new(ColorDepth::None),
-        (w, h),
-        status,
-        History::default(),
-    )
-}
-
-fn live(app: &mut App) -> String {
-    let (w, h) = app.size;
-    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
-    term.draw(|f| {
-        let area = f.area();
-        view::render(app, area, f.buffer_mut());
-    })
-    .unwrap();
-    term.backend().to_string()
-}
 
 fn key(app: &mut App, code: KeyCode, mods: KeyModifiers) -> Vec<Effect> {
     app.key(&KeyEvent::new(code, mods), Instant::now())

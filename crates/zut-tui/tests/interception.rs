@@ -5,15 +5,16 @@
 //! and the live area on ratatui's `TestBackend`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use ratatui::backend::TestBackend;
+mod common;
+
+use common::live;
 use ratatui::text::Line;
-use ratatui::Terminal;
 use zut_agent::transcript::JsonBlock;
 use zut_agent::AgentEvent;
 use zut_tui::app::App;
 use zut_tui::history::History;
 use zut_tui::theme::{ColorDepth, Theme};
-use zut_tui::{view, Status};
+use zut_tui::Status;
 
 fn app(guards: &[&str]) -> App {
     let status = Status {
@@ -30,17 +31,6 @@ fn app(guards: &[&str]) -> App {
     );
     a.transcript.message_guards = guards.iter().map(|s| s.to_string()).collect();
     a
-}
-
-fn live(app: &mut App) -> String {
-    let (w, h) = app.size;
-    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
-    term.draw(|f| {
-        let area = f.area();
-        view::render(app, area, f.buffer_mut());
-    })
-    .unwrap();
-    term.backend().to_string()
 }
 
 /// The rows queued for the scrollback, as text.

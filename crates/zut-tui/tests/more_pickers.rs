@@ -4,18 +4,19 @@
 //! ratatui's `TestBackend`, and what the keys do.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::live as screen;
 use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::backend::TestBackend;
-use ratatui::Terminal;
 use zut_agent::AgentEvent;
 use zut_tui::app::{App, Effect};
 use zut_tui::history::History;
 use zut_tui::pickers::{Picker, PickerItem, PickerKind};
 use zut_tui::status::Totals;
 use zut_tui::theme::{ColorDepth, Theme};
-use zut_tui::{themes, view, Status};
+use zut_tui::{themes, Status};
 
 fn app_with(depth: ColorDepth, w: u16, h: u16) -> App {
     let status = Status {
@@ -29,17 +30,6 @@ fn app_with(depth: ColorDepth, w: u16, h: u16) -> App {
 
 fn app(w: u16, h: u16) -> App {
     app_with(ColorDepth::None, w, h)
-}
-
-fn screen(app: &mut App) -> String {
-    let (w, h) = app.size;
-    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
-    term.draw(|f| {
-        let area = f.area();
-        view::render(app, area, f.buffer_mut());
-    })
-    .unwrap();
-    format!("{}", term.backend())
 }
 
 fn key_mod(app: &mut App, code: KeyCode, m: KeyModifiers) -> Vec<Effect> {

@@ -3,42 +3,14 @@
 //! ratatui's `TestBackend`, and what their keys do.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::{app, live as screen};
 use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::backend::TestBackend;
-use ratatui::Terminal;
 use zut_tui::app::{App, Effect};
-use zut_tui::history::History;
 use zut_tui::pickers::{Picker, PickerItem, PickerKind};
-use zut_tui::theme::{ColorDepth, Theme};
-use zut_tui::{view, Status};
-
-fn app(w: u16, h: u16) -> App {
-    let status = Status {
-        provider: "anthropic".into(),
-        model: "test-model".into(),
-        cwd: "~/project".into(),
-        ..Default::default()
-    };
-    App::new(
-        Theme::new(ColorDepth::None),
-        (w, h),
-        status,
-        History::default(),
-    )
-}
-
-fn screen(app: &mut App) -> String {
-    let (w, h) = app.size;
-    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
-    term.draw(|f| {
-        let area = f.area();
-        view::render(app, area, f.buffer_mut());
-    })
-    .unwrap();
-    format!("{}", term.backend())
-}
 
 fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
     app.key(&KeyEvent::new(code, KeyModifiers::NONE), Instant::now())

@@ -3,11 +3,12 @@
 //! area on ratatui's `TestBackend`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::live;
 use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::backend::TestBackend;
-use ratatui::Terminal;
 use zut_agent::AgentEvent;
 use zut_tui::app::App;
 use zut_tui::history::History;
@@ -27,17 +28,6 @@ fn app(w: u16, h: u16) -> App {
         status,
         History::default(),
     )
-}
-
-fn live(app: &mut App) -> String {
-    let (w, h) = app.size;
-    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
-    term.draw(|f| {
-        let area = f.area();
-        view::render(app, area, f.buffer_mut());
-    })
-    .unwrap();
-    term.backend().to_string()
 }
 
 fn ctrl_b(app: &mut App) {

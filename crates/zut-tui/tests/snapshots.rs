@@ -2,6 +2,9 @@
 //! the scrollback, then the live area drawn on ratatui's `TestBackend`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::app;
 use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -11,24 +14,7 @@ use serde_json::json;
 use zut_agent::transcript::JsonBlock;
 use zut_agent::{AgentEvent, UsageCounts, UsageEvent};
 use zut_tui::app::{App, Effect};
-use zut_tui::history::History;
-use zut_tui::theme::{ColorDepth, Theme};
-use zut_tui::{view, CommandInfo, Status};
-
-fn app(w: u16, h: u16) -> App {
-    let status = Status {
-        provider: "anthropic".into(),
-        model: "test-model".into(),
-        cwd: "~/project".into(),
-        ..Default::default()
-    };
-    App::new(
-        Theme::new(ColorDepth::None),
-        (w, h),
-        status,
-        History::default(),
-    )
-}
+use zut_tui::{view, CommandInfo};
 
 /// Scrollback rows since the last call, then the live area.
 fn screen(app: &mut App) -> String {
