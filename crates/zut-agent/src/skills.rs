@@ -75,50 +75,93 @@ static PREFETCH: std::sync::Mutex<Option<zut_skills::prefetch::Prefetch>> =
 /// [`load`] — within [`zut_skills::prefetch::MAX_AGE`], with the same
 /// options — takes the result instead of scanning while the user waits.
 /// Extension-bundled skills are still read by `load`. Nothing when skills
-/// are off.
+/// are off; nothing new when a scan for the same options is already
+/// running ([`prefetch_early`]).
 pub fn prefetch(config: &AgentConfig) {
     if !config.skills {
         return;
     }
-    let opts = DiscoverOptions::from_env(&config.cwd, &config.system.zut_home);
-    let started = zut_skills::prefetch::Prefetch::start(opts);
-    *PREFETCH.lock().unwrap_or_else(|e| e.into_inner()) = started;
+    prefetch_early(&config.cwd, &config.system.zut_home);
+}
+
+/// [`prefetch`] from the working directory and `$ZUT_HOME` alone, for a
+/// front end that can guess them before it has read its flags and files
+/// (the CLI's first instruction): a guess that turns out wrong (another
+/// `--cwd`, `--no-skill`) only costs the scan, since [`load`] takes a
+/// prefetched scan only when it was made for its own options.
+pub fn prefetch_early(cwd: &Path, zut_home: &Path) {
+    let opts = DiscoverOptions::from_env(cwd, zut_home);
+    let mut slot = PREFETCH.lock().unwrap_or_else(|e| e.into_inner());
+    if slot.as_ref().is_some_and(|p| p.serves(&opts)) {
+        return;
+    }
+    *slot = zut_skills::prefetch::Prefetch::start(opts);
 }
 
 /// The system-prompt addendum: one instruction line, then `- <name>
 /// [<pointer>]: <description>` per skill the model may invoke; `None` when
 /// there is none.
 pub fn listing(set: &SkillSet, user_home: Option<&Path>) -> Option<String> {
-    let mut lines = Vec::new();
-    for s in set.for_model() {
-        lines.push(format!(
-            "- {} [{}]: {}",
-            s.name,
-            pointer(s, user_home),
-            s.description_or_placeholder()
-        ));
-    }
-    if lines.is_empty() {
-        return None;
-    }
-    Some(format!(
+    let user_home = user_home.filter(|h| !h.as_os_str().is_empty());
+    let mut out = String::from(
         "Skills: call the `skill` tool with a skill's name to load its full instructions \
-         before doing a task it covers.\n{}",
-        lines.join("\n")
-    ))
+         before doing a task it covers.",
+    );
+    let head = out.len();
+    // One buffer for the whole listing (it is rebuilt at every prompt and
+    // holds a line per skill).
+    out.reserve(set.skills().len() * 96);
+    for s in set.for_model() {
+        out.push_str("\n- ");
+        out.push_str(&s.name);
+        out.push_str(" [");
+        push_pointer(&mut out, s, user_home);
+        out.push_str("]: ");
+        out.push_str(s.description_or_placeholder());
+    }
+    (out.len() > head).then_some(out)
 }
 
-/// `builtin`, or the `SKILL.md` path with the home directory shortened to `~`.
-fn pointer(s: &Skill, user_home: Option<&Path>) -> String {
+/// Appends `builtin`, or the `SKILL.md` path with the home directory
+/// shortened to `~`.
+fn push_pointer(out: &mut String, s: &Skill, user_home: Option<&Path>) {
+    use std::fmt::Write as _;
     if s.source == Source::Builtin {
-        return "builtin".into();
+        out.push_str("builtin");
+        return;
     }
-    if let Some(home) = user_home.filter(|h| !h.as_os_str().is_empty()) {
-        if let Ok(rest) = s.path.strip_prefix(home) {
-            return format!("~/{}", rest.display());
+    if let Some(rest) = user_home.and_then(|home| under_home(&s.path, home)) {
+        let _ = write!(out, "~/{}", rest.display());
+        return;
+    }
+    let _ = write!(out, "{}", s.path.display());
+}
+
+/// `path` relative to `home` when it lies under it ([`Path::strip_prefix`],
+/// with a byte comparison first: that one walks components and costs more
+/// than the rest of a listing line).
+fn under_home<'p>(path: &'p Path, home: &Path) -> Option<&'p Path> {
+    let (p, h) = (
+        path.as_os_str().as_encoded_bytes(),
+        home.as_os_str().as_encoded_bytes(),
+    );
+    let h = &h[..h.len() - h.iter().rev().take_while(|&&b| b == b'/').count()];
+    // A home spelled plainly (no `//`, `/./` or `/..`) can only be a
+    // component prefix of `path` if it is a byte prefix followed by `/`.
+    let plain = !h.is_empty()
+        && !h.windows(2).any(|w| w == b"//")
+        && !h.split(|&b| b == b'/').any(|c| c == b"." || c == b"..");
+    if plain && p != h {
+        if !(p.starts_with(h) && p.get(h.len()) == Some(&b'/')) {
+            return None;
+        }
+        if let Some(rest) = path.to_str().and_then(|s| s.get(h.len() + 1..)) {
+            if !rest.split('/').any(|c| c == "." || c == "..") {
+                return Some(Path::new(rest.trim_start_matches('/')));
+            }
         }
     }
-    s.path.display().to_string()
+    path.strip_prefix(home).ok()
 }
 
 /// Runs the `skill` tool: `(is_error, text)`.
@@ -212,6 +255,32 @@ mod tests {
             matches!(expand_command(Some(&empty), "/skill:x"), Some(Err(e)) if e.contains("unknown skill \"x\""))
         );
         assert_eq!(expand_command(Some(&empty), "hello"), None);
+    }
+
+    #[test]
+    fn home_shortening_matches_strip_prefix() {
+        let cases = [
+            ("/home/u/.agents/skills/a/SKILL.md", "/home/u"),
+            ("/home/u/.agents/skills/a/SKILL.md", "/home/u/"),
+            ("/home/u/.agents/skills/a/SKILL.md", "/home/u//"),
+            ("/home/u2/x/SKILL.md", "/home/u"),
+            ("/home/u/x/SKILL.md", "/home//u"),
+            ("/home/u/x/SKILL.md", "/home/./u"),
+            ("/srv/p/.zut/skills/a/SKILL.md", "/home/u"),
+            ("/home/u", "/home/u"),
+            ("/home/u/x", "/"),
+            ("/home/u/./x/SKILL.md", "/home/u"),
+        ];
+        for (path, home) in cases {
+            let (path, home) = (Path::new(path), Path::new(home));
+            assert_eq!(
+                under_home(path, home).map(|p| p.display().to_string()),
+                path.strip_prefix(home)
+                    .ok()
+                    .map(|p| p.display().to_string()),
+                "{path:?} under {home:?}"
+            );
+        }
     }
 
     #[test]

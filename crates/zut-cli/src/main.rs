@@ -49,6 +49,9 @@ fn route(mut argv: Vec<String>) -> i32 {
             argv[0] = "--rpc".to_string();
             args::run(argv)
         }
-        _ => args::run(argv),
+        _ => {
+            agent_mode::setup::prefetch_early(&argv);
+            args::run(argv)
+        }
     }
 }

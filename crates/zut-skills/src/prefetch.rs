@@ -38,11 +38,17 @@ impl Prefetch {
         })
     }
 
+    /// Whether [`Prefetch::take`] would accept `opts` now (same options,
+    /// not too old): a caller about to start the same scan keeps this one.
+    pub fn serves(&self, opts: &DiscoverOptions) -> bool {
+        &self.opts == opts && self.started.elapsed() <= MAX_AGE
+    }
+
     /// The scans (waiting for the thread if it is still running) when
     /// they were made for `opts` and are at most [`MAX_AGE`] old; `None`
     /// otherwise (other options, too old, or the thread panicked).
     pub fn take(self, opts: &DiscoverOptions) -> Option<Vec<RootScan>> {
-        if &self.opts != opts || self.started.elapsed() > MAX_AGE {
+        if !self.serves(opts) {
             return None;
         }
         self.scan.join().ok()

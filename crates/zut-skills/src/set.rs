@@ -48,32 +48,32 @@ impl SkillSet {
         bundled: &[BundledSkills],
         builtins: &[Skill],
     ) -> Self {
-        let mut b = Builder::default();
+        // Every candidate in precedence order (user roots, extensions in
+        // alphabetical order, built-ins), with the files each group could
+        // not use: a candidate's skip reasons go after its group's.
+        let mut candidates: Vec<Skill> = Vec::new();
+        let mut groups: Vec<(usize, Vec<Skipped>)> = Vec::new();
         for (skills, skipped) in scans {
-            b.skipped.extend(skipped);
-            for s in skills {
-                b.register(s);
-            }
+            groups.push((candidates.len(), skipped));
+            candidates.extend(skills);
         }
         let mut exts: Vec<&BundledSkills> = bundled.iter().collect();
         exts.sort_by(|a, b| a.extension.cmp(&b.extension));
         for ext in exts {
             let (skills, skipped) =
                 load_files(&ext.files, &Source::Extension(ext.extension.clone()));
-            b.skipped.extend(skipped);
-            for s in skills {
-                b.register(s);
-            }
+            groups.push((candidates.len(), skipped));
+            candidates.extend(skills);
         }
-        for s in builtins {
-            b.register(s.clone());
-        }
-        let mut skills = b.skills;
-        skills.sort_by(|a, b| a.name.cmp(&b.name));
-        Self {
-            skills,
-            skipped: b.skipped,
-        }
+        candidates.extend(builtins.iter().cloned());
+        let (keep, skipped) = merge(&candidates, groups);
+        // Sorted by name (names are unique once merged): indices are sorted
+        // and the skills moved once, not swapped around while sorting.
+        let mut order: Vec<usize> = (0..candidates.len()).filter(|&i| keep[i]).collect();
+        order.sort_unstable_by(|&a, &b| candidates[a].name.cmp(&candidates[b].name));
+        let mut slots: Vec<Option<Skill>> = candidates.into_iter().map(Some).collect();
+        let skills = order.into_iter().filter_map(|i| slots[i].take()).collect();
+        Self { skills, skipped }
     }
 
     /// Every skill, sorted by name (built-ins included).
@@ -112,45 +112,53 @@ impl SkillSet {
     }
 }
 
-#[derive(Default)]
-struct Builder {
-    skills: Vec<Skill>,
-    /// Name or alias → index of the owning skill.
-    taken: FxHashMap<String, usize>,
-    skipped: Vec<Skipped>,
-}
-
-impl Builder {
-    fn register(&mut self, skill: Skill) {
+/// The merge precedence over `candidates` (in precedence order): which
+/// ones are kept (the first registration of a name or alias wins; a
+/// nameless one is dropped), and the skipped list: each group's unusable
+/// files (`groups`: the index of the group's first candidate, its files),
+/// then the candidates of that group that lost a name. Keys borrow from
+/// `candidates`, so nothing is copied to merge.
+fn merge(candidates: &[Skill], groups: Vec<(usize, Vec<Skipped>)>) -> (Vec<bool>, Vec<Skipped>) {
+    let keys = candidates.iter().map(|s| 1 + s.aliases.len()).sum();
+    // Name or alias → index of the owning skill.
+    let mut taken: FxHashMap<&str, usize> =
+        FxHashMap::with_capacity_and_hasher(keys, Default::default());
+    let mut keep = vec![false; candidates.len()];
+    let mut skipped = Vec::new();
+    let mut groups = groups.into_iter().peekable();
+    for (i, skill) in candidates.iter().enumerate() {
+        while let Some((_, files)) = groups.next_if(|(start, _)| *start <= i) {
+            skipped.extend(files);
+        }
         if skill.name.is_empty() {
-            return;
+            continue;
         }
-        let keys = std::iter::once(&skill.name).chain(skill.aliases.iter());
-        for key in keys {
-            if let Some(&owner) = self.taken.get(key) {
-                let winner = &self.skills[owner];
-                let at = if winner.path.as_os_str().is_empty() {
-                    String::new()
-                } else {
-                    format!(" at {}", winner.path.display())
-                };
-                self.skipped.push(Skipped {
-                    path: skill.path.clone(),
-                    source: skill.source.clone(),
-                    name: Some(skill.name.clone()),
-                    reason: format!(
-                        "name {key:?} is already taken by the {} skill{at}",
-                        winner.source.label()
-                    ),
-                });
-                return;
-            }
+        let mut names =
+            std::iter::once(skill.name.as_str()).chain(skill.aliases.iter().map(String::as_str));
+        if let Some((key, &owner)) = names.find_map(|k| taken.get(k).map(|o| (k, o))) {
+            let winner = &candidates[owner];
+            let at = if winner.path.as_os_str().is_empty() {
+                String::new()
+            } else {
+                format!(" at {}", winner.path.display())
+            };
+            skipped.push(Skipped {
+                path: skill.path.clone(),
+                source: skill.source.clone(),
+                name: Some(skill.name.clone()),
+                reason: format!(
+                    "name {key:?} is already taken by the {} skill{at}",
+                    winner.source.label()
+                ),
+            });
+            continue;
         }
-        let idx = self.skills.len();
-        self.taken.insert(skill.name.clone(), idx);
+        keep[i] = true;
+        taken.insert(&skill.name, i);
         for a in &skill.aliases {
-            self.taken.insert(a.clone(), idx);
+            taken.insert(a, i);
         }
-        self.skills.push(skill);
     }
+    skipped.extend(groups.flat_map(|(_, files)| files));
+    (keep, skipped)
 }

@@ -37,12 +37,7 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
     if !cwd.is_dir() {
         bail!("--cwd {}: not a directory", cwd.display());
     }
-    let home = ZutHome::from_env();
-    let home = if home.root().is_absolute() {
-        home
-    } else {
-        ZutHome::new(here.join(home.root()))
-    };
+    let home = zut_home(&here);
     parse_reasoning(args.reasoning.as_deref())?;
     // Flags, environment, config.json, models.json and auth.json
     // (crate::settings, docs/config.md).
@@ -129,6 +124,49 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
         host_model: model,
         agent,
     })
+}
+
+/// `$ZUT_HOME` (relative to `here`, the process's directory, when relative).
+fn zut_home(here: &std::path::Path) -> ZutHome {
+    let home = ZutHome::from_env();
+    if home.root().is_absolute() {
+        home
+    } else {
+        ZutHome::new(here.join(home.root()))
+    }
+}
+
+/// Starts the skill prefetch before the flags are parsed, when `argv`
+/// (the global flags, without the program name) asks for a
+/// non-interactive run that [`build`] will prefetch for anyway: the scan
+/// then overlaps flag parsing, the configuration files and provider set-up
+/// instead of starting after them. It assumes the working directory and
+/// `$ZUT_HOME` of [`build`] without `--cwd`; nothing when a flag could
+/// change that or skip the run (`--cwd`, `--no-skill`, help, version,
+/// `--list-models`). A wrong guess is only wasted work: the first prompt
+/// takes a prefetched scan only when it was made for its own options.
+pub fn prefetch_early(argv: &[String]) {
+    let flags = argv.iter().take_while(|a| a.as_str() != "--");
+    let mut run = false;
+    for a in flags {
+        match a.as_str() {
+            "-p" | "--print" | "--json" | "--stream" => run = true,
+            "--no-skill" | "--no-skills" | "-h" | "--help" | "-V" | "--version"
+            | "--list-models" => return,
+            s if s.starts_with("--cwd") || s.starts_with("--mode") => return,
+            _ => {}
+        }
+    }
+    if !run {
+        return;
+    }
+    let Ok(here) = std::env::current_dir() else {
+        return;
+    };
+    let Ok(cwd) = here.canonicalize() else {
+        return;
+    };
+    zut_agent::skills::prefetch_early(&cwd, zut_home(&here).root());
 }
 
 /// `--reasoning` values.
