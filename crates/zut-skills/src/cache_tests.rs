@@ -285,12 +285,20 @@ fn cached_discovery_equals_uncached_through_edits() {
     );
     w.check("the linked file edited");
 
-    // A cache that is torn, not JSON, of another version or empty is
-    // ignored (and replaced).
-    let junk: [&[u8]; 4] = [
-        b"{\"version\": 1, \"root\": ",
-        b"not json",
-        b"{\"version\": 999}",
+    // A cache that is torn, not a cache, of another version or empty is
+    // ignored (and replaced); so is one claiming more records than it holds.
+    let whole = fs::read(&w.cache_files()[0].0).unwrap();
+    let mut other_version = whole.clone();
+    other_version[0] = 99;
+    let torn = whole[..whole.len() / 2].to_vec();
+    let mut huge = vec![2u8];
+    huge.extend([1, b'/', 0, 0xfc, 0xff, 0xff, 0xff, 0xff]);
+    let junk: [&[u8]; 6] = [
+        &torn,
+        b"not a cache",
+        &other_version,
+        b"{\"version\": 1, \"root\": \"\"}",
+        &huge,
         b"",
     ];
     for junk in junk {
@@ -315,22 +323,18 @@ fn a_tampered_cache_cannot_lead_the_walk_out_of_the_root() {
     // the root held it; the stamp still matches.
     let mut patched = 0;
     for (path, _, _) in w.cache_files() {
-        let mut v: serde_json::Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
-        if v["root"] != proj.to_str().unwrap() {
+        let mut stored = crate::cache::decode(&fs::read(&path).unwrap()).unwrap();
+        if stored.root != proj.to_str().unwrap() {
             continue;
         }
-        for row in v["dirs"].as_array_mut().unwrap() {
-            if row[0] == "" {
+        for (key, rec) in &mut stored.dirs {
+            if key.is_empty() {
                 // <base>/proj/.zut/skills/../../../outside = <base>/outside
-                row[1][1].as_array_mut().unwrap().push(serde_json::json!([
-                    "../../../outside",
-                    "d",
-                    1
-                ]));
+                rec.1.push(("../../../outside".into(), 'd', 1));
                 patched += 1;
             }
         }
-        fs::write(&path, serde_json::to_vec(&v).unwrap()).unwrap();
+        fs::write(&path, crate::cache::encode(&stored).unwrap()).unwrap();
     }
     assert!(patched > 0);
     let truth = view(&w.discover(false));

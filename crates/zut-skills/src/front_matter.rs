@@ -26,23 +26,19 @@ pub struct FrontMatter {
 }
 
 /// The front matter without the body: what the discovery cache keeps of a
-/// `SKILL.md`.
+/// `SKILL.md` (in a binary format where every field is written: no
+/// field may be skipped when serialised).
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Meta {
     /// `name`, if given and not blank.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// `description` (empty when absent).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
     /// `disable-model-invocation` is `true`.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub disable_model_invocation: bool,
     /// `allowed-tools` (informational).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub allowed_tools: Vec<String>,
     /// `permissions` (informational).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub permissions: Vec<(String, Vec<String>)>,
 }
 
