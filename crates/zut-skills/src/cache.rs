@@ -43,7 +43,7 @@ use crate::fx_hash::FxHashMap;
 use crate::skill::ReadError;
 
 /// Format version; a file of another version is ignored (and replaced).
-pub(crate) const VERSION: u32 = 2;
+pub(crate) const VERSION: u32 = 3;
 
 /// How close to the cache's time a stamp may be and still be trusted:
 /// 2 s covers file systems with coarse timestamps (FAT: 2 s) and the
@@ -128,6 +128,11 @@ pub(crate) struct Stored {
     pub root: String,
     /// When the walk that wrote it started (ns since the epoch).
     pub made_ns: i64,
+    /// The walk that wrote it met nothing the cache does not hold (no
+    /// symbolic link, no read error, no cap, every name a key): with every
+    /// stamp unchanged, a walk would give exactly its files again
+    /// ([`RootCache::replay`]).
+    pub replay: bool,
     pub dirs: Vec<(String, DirRecord)>,
     pub files: Vec<(String, FileRecord)>,
 }
@@ -181,12 +186,18 @@ pub(crate) struct RootCache {
     root: String,
     /// When the old file was made.
     old_made_ns: i64,
+    /// The old file may be replayed ([`Stored::replay`]).
+    old_replay: bool,
     old_dirs: Table<DirRecord>,
     old_files: Table<FileRecord>,
     new: Stored,
     /// Something was read afresh (or could not be remembered).
     dirty: bool,
 }
+
+/// What a stamp check gives for a key: the fresh stamp and whether it is a
+/// directory, or nothing (gone, unreadable).
+pub(crate) type Checked = Option<(Stamp, Kind)>;
 
 fn now_ns() -> i64 {
     SystemTime::now()
@@ -209,17 +220,63 @@ impl RootCache {
             version: VERSION,
             root: root_str.clone(),
             made_ns: now_ns(),
+            replay: true,
             ..Default::default()
         };
         Some(Self {
             path,
             root: root_str,
             old_made_ns: old.made_ns,
+            old_replay: old.replay,
             old_dirs: Table::new(old.dirs),
             old_files: Table::new(old.files),
             new,
             dirty: false,
         })
+    }
+
+    /// The old file's `SKILL.md` records, in walk order, when the whole
+    /// file checks out against `stat` (called with a key and whether to
+    /// follow a final link, as the walk would: only the root follows): it
+    /// was written by a walk that met nothing uncached, and every folder
+    /// and file still has its stamp, old enough to be trusted. Then a walk
+    /// would list nothing, read nothing and visit exactly these files in
+    /// this order, so the caller builds the skills from them without
+    /// walking. `None` at the first difference (the caller walks; the
+    /// records are left for it).
+    pub fn replay(
+        &mut self,
+        mut stat: impl FnMut(&str, bool) -> Checked,
+    ) -> Option<Vec<(String, Result<Meta, Refused>)>> {
+        if !self.old_replay || self.old_dirs.index.is_some() || self.old_files.index.is_some() {
+            return None;
+        }
+        let fresh = |rec: &Stamp, kind: Kind, got: Checked| {
+            got.is_some_and(|(st, k)| k == kind && st == *rec && self.trusted(&st))
+        };
+        for (key, rec) in self.old_dirs.rows.iter().flatten() {
+            if !fresh(&rec.0, Kind::Dir, stat(key, key.is_empty())) {
+                return None;
+            }
+        }
+        for (key, rec) in self.old_files.rows.iter().flatten() {
+            if !key.ends_with("/SKILL.md") || !fresh(&rec.0, Kind::File, stat(key, true)) {
+                return None;
+            }
+        }
+        #[cfg(test)]
+        REPLAYS.with(|n| n.set(n.get() + 1));
+        let files = std::mem::take(&mut self.old_files.rows);
+        self.old_dirs.rows.clear();
+        (self.old_dirs.left, self.old_files.left) = (0, 0);
+        Some(files.into_iter().flatten().map(|(k, r)| (k, r.2)).collect())
+    }
+
+    /// This walk met something the cache does not hold (a symbolic link, a
+    /// read error, a cap, a name that is no key): its file must not be
+    /// replayed.
+    pub fn no_replay(&mut self) {
+        self.new.replay = false;
     }
 
     /// Whether a stamp recorded in the old file can be trusted.
@@ -263,7 +320,10 @@ impl RootCache {
         let mut out = Vec::with_capacity(entries.len());
         for e in entries {
             // A name that is not UTF-8 cannot be stored: not remembered.
-            let Some(name) = e.name.to_str() else { return };
+            let Some(name) = e.name.to_str() else {
+                self.no_replay();
+                return;
+            };
             let kind = match e.kind {
                 Kind::Dir => 'd',
                 Kind::File => 'f',
@@ -312,6 +372,7 @@ impl RootCache {
     /// checked against it).
     pub fn touch(&mut self) {
         self.dirty = true;
+        self.no_replay();
     }
 
     /// Writes the records of this walk when they differ from the file's
@@ -343,6 +404,13 @@ impl RootCache {
         }
         let _ = std::fs::remove_file(&tmp);
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Replays made on this thread (tests check that a warm scan of one
+    /// root, which runs on the caller's thread, took that path).
+    pub(crate) static REPLAYS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// Test helper: pretends every cache file in `dir` was made `by_ns` later,

@@ -459,3 +459,77 @@ fn cached_discovery_equals_uncached_over_random_edits() {
         w.check(&format!("round {round}: {done:?}"));
     }
 }
+
+#[test]
+fn an_unchanged_root_is_replayed_from_its_cache_and_nothing_else_is() {
+    use crate::cache::REPLAYS;
+    use crate::discover::scan_root;
+    use crate::skill::Source;
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("skills");
+    let cache = tmp.path().join("cache");
+    write_skill(&root.join("g/a"), "a", "A.", "body a");
+    write_skill(&root.join("g/b"), "bee", "B.", "body b");
+    write_skill(&root.join("c"), "c", "C.", "body c");
+    fs::create_dir_all(root.join("bin")).unwrap();
+    fs::write(root.join("bin/SKILL.md"), b"\0\x01binary").unwrap();
+    let replays = || REPLAYS.with(|n| n.get());
+    let scan = |cached: bool| {
+        let (skills, skipped) = scan_root(&root, &Source::Project, cached.then_some(&*cache));
+        let mut out: Vec<String> = skills
+            .iter()
+            .map(|s| {
+                format!(
+                    "{} {:?} {} {}",
+                    s.name,
+                    s.aliases,
+                    s.description,
+                    s.path.display()
+                )
+            })
+            .collect();
+        out.extend(
+            skipped
+                .iter()
+                .map(|s| format!("skipped {} {}", s.path.display(), s.reason)),
+        );
+        out
+    };
+    // Written, then replayed once old enough: same skills, aliases, paths
+    // and skipped files as a walk without the cache.
+    let truth = scan(false);
+    assert_eq!(scan(true), truth);
+    age_files(&cache, LATER);
+    let before = replays();
+    assert_eq!(scan(true), truth);
+    assert_eq!(replays(), before + 1, "an unchanged root is replayed");
+    assert_eq!(scan(true), truth);
+    assert_eq!(replays(), before + 2);
+    // An in-place edit (same size): walked, and the edit is seen.
+    tick();
+    write_skill(&root.join("g/a"), "a", "X.", "body a");
+    let truth = scan(false);
+    assert!(
+        truth
+            .iter()
+            .any(|l| l.starts_with("a ") && l.contains(" X. ")),
+        "{truth:?}"
+    );
+    assert_eq!(scan(true), truth);
+    assert_eq!(replays(), before + 2, "a changed file is not replayed");
+    age_files(&cache, LATER);
+    assert_eq!(scan(true), truth);
+    assert_eq!(replays(), before + 3);
+    // A symbolic link under the root: never replayed (links are followed
+    // afresh), still the same result.
+    tick();
+    write_skill(&tmp.path().join("elsewhere/d"), "d", "D.", "body d");
+    std::os::unix::fs::symlink(tmp.path().join("elsewhere"), root.join("link")).unwrap();
+    let truth = scan(false);
+    assert!(truth.iter().any(|l| l.starts_with("d ")), "{truth:?}");
+    assert_eq!(scan(true), truth);
+    age_files(&cache, LATER);
+    assert_eq!(scan(true), truth);
+    assert_eq!(scan(true), truth);
+    assert_eq!(replays(), before + 3, "a root with a link is walked");
+}

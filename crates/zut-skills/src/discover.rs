@@ -194,6 +194,9 @@ fn scan_open_root(dir: Dir, root: &Path, source: &Source, cache: Option<&Path>) 
         cache,
         base,
     };
+    if let Some(done) = scan.replay() {
+        return done;
+    }
     let mut linked: Vec<Linked> = Vec::new();
     let key = scan.cache.as_ref().map(|_| String::new());
     scan.walk(How::Root(Some(dir)), root, key, 0, None, &mut linked);
@@ -275,6 +278,42 @@ struct Scan<'a> {
 }
 
 impl Scan<'_> {
+    /// The root's skills straight from its cache file when nothing under
+    /// the root changed ([`RootCache::replay`]: one `stat` per folder and
+    /// per `SKILL.md`, and no walk); `None` when a walk is needed.
+    fn replay(&mut self) -> Option<RootScan> {
+        let base = self.base.as_ref()?;
+        let files = self
+            .cache
+            .as_mut()?
+            .replay(|key, follow| base.stat_at(Path::new(key), follow).ok())?;
+        for (key, result) in files {
+            let dir_key = key.strip_suffix("/SKILL.md").unwrap_or(&key);
+            let dir = self.root.join(dir_key);
+            let file = self.root.join(&key);
+            match result {
+                Ok(meta) => {
+                    let skill =
+                        Skill::from_meta(meta, &fallback_name(&dir), file, self.source.clone());
+                    self.push(skill, &dir, Some(dir_key));
+                }
+                Err(refused) => self.skip(file, &refused.to_error()),
+            }
+        }
+        Some((
+            std::mem::take(&mut self.skills),
+            std::mem::take(&mut self.skipped),
+        ))
+    }
+
+    /// Marks this walk's cache file as not replayable (the walk met
+    /// something the cache does not hold).
+    fn no_replay(&mut self) {
+        if let Some(cache) = self.cache.as_mut() {
+            cache.no_replay();
+        }
+    }
+
     /// `stat` of `path`, whose key (path relative to the root) is `key`.
     fn stat(&self, key: &str, path: &Path, follow: bool) -> std::io::Result<(Stamp, Kind)> {
         match &self.base {
@@ -308,7 +347,7 @@ impl Scan<'_> {
             return;
         }
         if known.is_some_and(|id| self.visited.contains(&id)) {
-            return;
+            return self.no_replay();
         }
         let mut stamp = None;
         let mut cached = None;
@@ -316,12 +355,12 @@ impl Scan<'_> {
             match self.stat(key, path, how.follows()) {
                 // Not there, or not a directory (a link where a real
                 // directory is expected): opening would fail too.
-                Ok((_, kind)) if kind != Kind::Dir => return,
+                Ok((_, kind)) if kind != Kind::Dir => return self.no_replay(),
                 Ok((st, _)) => {
                     cached = self.cache.as_mut().and_then(|c| c.dir(key, &st));
                     stamp = Some(st);
                 }
-                Err(_) => return,
+                Err(_) => return self.no_replay(),
             }
         }
         let (dir, id, entries) = match cached {
@@ -329,7 +368,7 @@ impl Scan<'_> {
                 let Some(st) = stamp else { return };
                 let id = known.unwrap_or_else(|| st.id());
                 if !self.enter(id) {
-                    return;
+                    return self.no_replay();
                 }
                 (None, id, entries)
             }
@@ -337,20 +376,22 @@ impl Scan<'_> {
                 // Reached before (through another link): not opened again.
                 if stamp.is_some_and(|st| self.visited.contains(&known.unwrap_or_else(|| st.id())))
                 {
-                    return;
+                    return self.no_replay();
                 }
-                let Ok(dir) = how.open(path) else { return };
+                let Ok(dir) = how.open(path) else {
+                    return self.no_replay();
+                };
                 let Some(id) = known
                     .or_else(|| stamp.map(|s| s.id()))
                     .or_else(|| dir.id().ok())
                 else {
-                    return;
+                    return self.no_replay();
                 };
                 if !self.enter(id) {
-                    return;
+                    return self.no_replay();
                 }
                 let Ok(mut entries) = dir.entries(&mut self.buf) else {
-                    return;
+                    return self.no_replay();
                 };
                 entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
                 if let (Some(key), Some(st), Some(cache)) = (&key, stamp, self.cache.as_mut()) {
@@ -369,6 +410,8 @@ impl Scan<'_> {
                     continue;
                 }
                 Kind::Symlink => {
+                    // Links are followed afresh at every walk.
+                    self.no_replay();
                     let link = path.join(&entry.name);
                     let is_dir = match &dir {
                         Some(d) => d.link_is_dir(&entry.name, &link),
@@ -401,6 +444,9 @@ impl Scan<'_> {
         for (name, sub_id) in subdirs {
             let sub = path.join(&name);
             let sub_key = child_key(key.as_deref(), &name);
+            if key.is_some() && sub_key.is_none() {
+                self.no_replay();
+            }
             self.walk(
                 How::Child(dir.as_ref(), &name),
                 &sub,
@@ -433,6 +479,9 @@ impl Scan<'_> {
     fn skill_file(&mut self, dir: Option<&Dir>, path: &Path, dir_key: Option<&str>, regular: bool) {
         let file = path.join("SKILL.md");
         let key = child_key(dir_key, OsStr::new("SKILL.md"));
+        if key.is_none() {
+            self.no_replay();
+        }
         let mut stamp = None;
         if let Some(key) = &key {
             if let Ok((st, Kind::File)) = self.stat(key, &file, true) {
@@ -471,12 +520,13 @@ impl Scan<'_> {
                     Skill::from_front_matter(fm, &fallback_name(path), file, self.source.clone());
                 self.push(skill, path, dir_key);
             }
-            Err(ReadError::Missing) => {}
+            Err(ReadError::Missing) => self.no_replay(),
             Err(e) => {
-                if let (Some(key), Some(st), Some(cache), Some(refused)) =
-                    (&key, stamp, self.cache.as_mut(), Refused::from_error(&e))
-                {
-                    cache.put_file(key, st, regular, Err(refused));
+                match (&key, stamp, self.cache.as_mut(), Refused::from_error(&e)) {
+                    (Some(key), Some(st), Some(cache), Some(refused)) => {
+                        cache.put_file(key, st, regular, Err(refused));
+                    }
+                    _ => self.no_replay(),
                 }
                 self.skip(file, &e);
             }
@@ -527,6 +577,7 @@ impl Scan<'_> {
     }
 
     fn stop(&mut self, why: String) {
+        self.no_replay();
         if !self.stopped {
             self.stopped = true;
             self.skipped.push(Skipped {
