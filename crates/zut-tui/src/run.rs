@@ -23,6 +23,13 @@ const BATCH: Duration = Duration::from_millis(8);
 /// (status rows, widgets, notes): an extension updating its status 1,000
 /// times a second costs ~60 frames, not 1,000 (see [`crate::status::is_chrome`]).
 const CHROME_FRAME: Duration = Duration::from_millis(16);
+/// After a key, conversation events are taken as they come for this long
+/// even while a chrome frame is deferred, so what answers a key (a
+/// `panel_render`, say) paints at once; otherwise, while a chrome frame is
+/// deferred, the loop does not wake for each event but takes them all when
+/// the frame is due (1,000 `status` updates a second then cost ~60 wake-ups,
+/// not 1,000: the wake-ups, not the drawing, were most of their CPU).
+const INTERACTIVE: Duration = Duration::from_millis(100);
 
 /// How the TUI starts.
 #[derive(Debug, Default)]
@@ -98,6 +105,7 @@ pub async fn run(
     // when that frame was painted (chrome-only frames are rate-limited).
     let mut chrome_only = false;
     let mut last_paint: Option<Instant> = None;
+    let mut last_key: Option<Instant> = None;
     // A turn ended (or a resumed conversation was painted): freed memory
     // goes back to the system once the frame is out and nothing runs.
     let mut trim_due = false;
@@ -191,15 +199,19 @@ pub async fn run(
         let tick = app.animating();
         let expiry = app.expire_notes(Instant::now());
         let until_expiry = expiry.map(|t| t.saturating_duration_since(Instant::now()));
+        // While a chrome frame waits, events wait too (unless a key was
+        // just typed): they are taken in one batch when the frame is due.
+        let hold_events = deferred && last_key.is_none_or(|t| t.elapsed() > INTERACTIVE);
         tokio::select! {
             ev = keys.recv() => {
                 let Some(ev) = ev else { status = 129; break };
+                last_key = Some(Instant::now());
                 pending.extend(input(&mut app, &mut screen, ev));
                 while let Ok(ev) = keys.try_recv() {
                     pending.extend(input(&mut app, &mut screen, ev));
                 }
             }
-            ev = events.recv() => {
+            ev = events.recv(), if !hold_events => {
                 let Some(ev) = ev else { break };
                 let start = Instant::now();
                 chrome_only = crate::status::is_chrome(&ev);
