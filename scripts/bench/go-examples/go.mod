@@ -1,0 +1,3 @@
+module zut.bench/goexamples
+
+go 1.21
