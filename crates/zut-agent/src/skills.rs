@@ -98,6 +98,17 @@ pub fn prefetch_early(cwd: &Path, zut_home: &Path) {
     *slot = zut_skills::prefetch::Prefetch::start(opts);
 }
 
+/// Waits for a prefetched scan that no prompt took (a run that ended
+/// before its first prompt, e.g. on a bad flag or configuration file), so
+/// that the process does not exit while the scan is writing its cache.
+/// Nothing when there is none.
+pub fn settle_prefetch() {
+    let pending = PREFETCH.lock().unwrap_or_else(|e| e.into_inner()).take();
+    if let Some(p) = pending {
+        p.wait();
+    }
+}
+
 /// The system-prompt addendum: one instruction line, then `- <name>
 /// [<pointer>]: <description>` per skill the model may invoke; `None` when
 /// there is none.

@@ -32,6 +32,9 @@ fn main() -> ExitCode {
         }
     };
     let code = route(argv);
+    // A skill scan started for a run that ended early finishes its cache
+    // write before the process exits.
+    zut_agent::skills::settle_prefetch();
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 

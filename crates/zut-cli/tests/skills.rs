@@ -326,3 +326,36 @@ fn doctor_shows_bundled_skills_and_rejects_escaping_paths() {
     );
     assert!(!r.stdout.contains("evil"), "{}", r.stdout);
 }
+
+/// The CLI starts scanning the skill roots before it parses its flags: a
+/// run that then fails on a bad flag or a broken `config.json` still lets
+/// the scan finish, so the cache holds whole files and no temporary one.
+#[test]
+fn a_run_ending_before_its_prompt_leaves_a_whole_skill_cache() {
+    let env = TestEnv::new();
+    skill(&env.project.join(".zut/skills/early"), "name: early", "E");
+    let cache = env.home.join("cache/skills");
+    let bad_flag = cmd(&env, &["-p", "--no-ext", "--no-such-flag", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(bad_flag.status.code(), Some(1));
+    std::fs::write(env.home.join("config.json"), "{ not json").unwrap();
+    let bad_config = cmd(&env, &["-p", "--no-ext", "hi"]).output().unwrap();
+    assert_ne!(bad_config.status.code(), Some(0));
+    let names: Vec<String> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.is_empty(), "the early scan wrote its cache");
+    assert!(
+        names
+            .iter()
+            .all(|n| n.ends_with(".bin") && !n.starts_with('.')),
+        "only whole cache files: {names:?}"
+    );
+    // And the cache it wrote serves the next run.
+    std::fs::remove_file(env.home.join("config.json")).unwrap();
+    let skills = cmd(&env, &["skills"]).output().unwrap();
+    let skills = String::from_utf8_lossy(&skills.stdout);
+    assert!(skills.contains("early"), "{skills}");
+}

@@ -44,6 +44,13 @@ impl Prefetch {
         &self.opts == opts && self.started.elapsed() <= MAX_AGE
     }
 
+    /// Waits for the scan to end without using it (a process about to exit
+    /// lets the scan finish writing its cache files rather than leave a
+    /// temporary file behind).
+    pub fn wait(self) {
+        let _ = self.scan.join();
+    }
+
     /// The scans (waiting for the thread if it is still running) when
     /// they were made for `opts` and are at most [`MAX_AGE`] old; `None`
     /// otherwise (other options, too old, or the thread panicked).
