@@ -195,6 +195,10 @@ pub(crate) struct RootCache {
     dirty: bool,
 }
 
+/// From how many records on a replay's `stat`s are split over two threads
+/// (about 130 skills: below that a thread costs about what it saves).
+pub(crate) const REPLAY_SPLIT_AT: usize = 256;
+
 /// What a stamp check gives for a key: the fresh stamp and whether it is a
 /// directory, or nothing (gone, unreadable).
 pub(crate) type Checked = Option<(Stamp, Kind)>;
@@ -246,23 +250,45 @@ impl RootCache {
     /// records are left for it).
     pub fn replay(
         &mut self,
-        mut stat: impl FnMut(&str, bool) -> Checked,
+        stat: impl Fn(&str, bool) -> Checked + Sync,
     ) -> Option<Vec<(String, Result<Meta, Refused>)>> {
         if !self.old_replay || self.old_dirs.index.is_some() || self.old_files.index.is_some() {
             return None;
         }
-        let fresh = |rec: &Stamp, kind: Kind, got: Checked| {
-            got.is_some_and(|(st, k)| k == kind && st == *rec && self.trusted(&st))
-        };
-        for (key, rec) in self.old_dirs.rows.iter().flatten() {
-            if !fresh(&rec.0, Kind::Dir, stat(key, key.is_empty())) {
-                return None;
-            }
+        let files = self.old_files.rows.iter().flatten();
+        if !files.clone().all(|(key, _)| key.ends_with("/SKILL.md")) {
+            return None;
         }
-        for (key, rec) in self.old_files.rows.iter().flatten() {
-            if !key.ends_with("/SKILL.md") || !fresh(&rec.0, Kind::File, stat(key, true)) {
-                return None;
-            }
+        // (key, follow a final link, expected kind, recorded stamp): the
+        // root follows, as the walk's first `stat` does.
+        let checks: Vec<(&str, bool, Kind, &Stamp)> = (self.old_dirs.rows.iter().flatten())
+            .map(|(key, rec)| (key.as_str(), key.is_empty(), Kind::Dir, &rec.0))
+            .chain(files.map(|(key, rec)| (key.as_str(), true, Kind::File, &rec.0)))
+            .collect();
+        let fresh = |part: &[(&str, bool, Kind, &Stamp)]| {
+            part.iter().all(|&(key, follow, kind, rec)| {
+                stat(key, follow)
+                    .is_some_and(|(st, k)| k == kind && st == *rec && self.trusted(&st))
+            })
+        };
+        // A big root's `stat`s (nearly all of a replay's time) are split
+        // over two threads; smaller roots run on the caller's, alongside
+        // the other roots (crate::discover::scan_roots).
+        let split = checks.len() >= REPLAY_SPLIT_AT
+            && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+        let all_fresh = if split {
+            let (mine, theirs) = checks.split_at(checks.len() / 2);
+            std::thread::scope(|scope| {
+                let helper = scope.spawn(|| fresh(theirs));
+                let ok = fresh(mine);
+                // A helper that panicked counts as a difference: walk.
+                helper.join().unwrap_or(false) && ok
+            })
+        } else {
+            fresh(&checks)
+        };
+        if !all_fresh {
+            return None;
         }
         #[cfg(test)]
         REPLAYS.with(|n| n.set(n.get() + 1));

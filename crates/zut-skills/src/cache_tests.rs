@@ -533,3 +533,60 @@ fn an_unchanged_root_is_replayed_from_its_cache_and_nothing_else_is() {
     assert_eq!(scan(true), truth);
     assert_eq!(replays(), before + 3, "a root with a link is walked");
 }
+
+#[test]
+fn a_big_root_is_replayed_on_two_threads_and_a_change_in_either_half_is_seen() {
+    use crate::cache::{REPLAYS, REPLAY_SPLIT_AT};
+    use crate::discover::scan_root;
+    use crate::skill::Source;
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("skills");
+    let cache = tmp.path().join("cache");
+    // A folder and a file record per skill: over the split threshold.
+    let n = REPLAY_SPLIT_AT / 2 + 10;
+    for i in 0..n {
+        write_skill(
+            &root.join(format!("g/s{i:03}")),
+            &format!("s{i}"),
+            "D.",
+            "b",
+        );
+    }
+    let replays = || REPLAYS.with(|c| c.get());
+    let scan = |cached: bool| {
+        let (skills, skipped) = scan_root(&root, &Source::Project, cached.then_some(&*cache));
+        assert!(skipped.is_empty(), "{skipped:?}");
+        skills
+            .iter()
+            .map(|s| format!("{} {:?} {}", s.name, s.aliases, s.description))
+            .collect::<Vec<_>>()
+    };
+    let truth = scan(false);
+    assert_eq!(truth.len(), n);
+    assert_eq!(scan(true), truth);
+    age_files(&cache, LATER);
+    let before = replays();
+    assert_eq!(scan(true), truth);
+    assert_eq!(replays(), before + 1, "replayed");
+    // An in-place edit in the first half (the caller's share of the
+    // `stat`s), then in the last (the helper's): each is seen.
+    for i in [1, n - 2] {
+        tick();
+        write_skill(
+            &root.join(format!("g/s{i:03}")),
+            &format!("s{i}"),
+            "E.",
+            "b",
+        );
+        let truth = scan(false);
+        assert!(truth
+            .iter()
+            .any(|l| l.starts_with(&format!("s{i} ")) && l.ends_with(" E.")));
+        let count = replays();
+        assert_eq!(scan(true), truth, "edit of s{i}");
+        assert_eq!(replays(), count, "edit of s{i} not replayed");
+        age_files(&cache, LATER);
+        assert_eq!(scan(true), truth);
+        assert_eq!(replays(), count + 1);
+    }
+}
