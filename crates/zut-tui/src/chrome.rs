@@ -355,6 +355,14 @@ impl Chrome {
             format!("  └{}┘", "─".repeat(width.saturating_sub(4))),
             border,
         )));
+        if let Some(bg) = theme.panel_bg {
+            // A theme's `background` fills the panel, frame included.
+            for row in &mut rows {
+                for span in &mut row.spans {
+                    span.style = span.style.bg(bg);
+                }
+            }
+        }
         rows
     }
 }

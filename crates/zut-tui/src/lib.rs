@@ -36,6 +36,7 @@ mod shell;
 pub mod sidebar;
 pub mod status;
 pub mod stream;
+pub mod syntax_theme;
 pub mod terminal;
 pub mod theme;
 pub mod themes;

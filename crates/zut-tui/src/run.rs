@@ -245,7 +245,7 @@ pub async fn run(
                 status = 128 + sig;
                 break;
             }
-            () = tokio::time::sleep(crate::status::SPIN_INTERVAL), if tick => {}
+            () = tokio::time::sleep(app.theme.spinner_interval), if tick => {}
             () = tokio::time::sleep_until(next_chrome_frame.into()), if deferred => {}
             () = tokio::time::sleep(until_expiry.unwrap_or_default()), if until_expiry.is_some() => {}
         }

@@ -2,7 +2,7 @@
 //! model, reasoning level, token counts, cache reads, cost, context share
 //! (yellow past 70 %, red past 90 %), then the working directory.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use ratatui::text::{Line, Span};
 use zut_agent::UsageEvent;
@@ -10,10 +10,9 @@ use zut_agent::UsageEvent;
 use crate::theme::Theme;
 use crate::wrap;
 
-/// Spinner frames (one per [`SPIN_INTERVAL`]).
-const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
-/// How often the spinner moves while busy (no timer runs when idle).
-pub const SPIN_INTERVAL: Duration = Duration::from_millis(100);
+/// How often the built-in spinner moves while busy (no timer runs when
+/// idle); a theme may set its own ([`Theme::spinner_interval`]).
+pub use crate::theme::SPIN_INTERVAL;
 
 /// What the status bar shows.
 #[derive(Debug, Clone, Default)]
@@ -90,11 +89,15 @@ impl Status {
         let mut spans: Vec<Span<'static>> = vec![Span::raw("  ")];
         if let Some(since) = self.busy_since {
             let elapsed = now.saturating_duration_since(since);
-            let frame = (elapsed.as_millis() / SPIN_INTERVAL.as_millis()) as usize % SPINNER.len();
+            let frames = &theme.spinner_frames;
+            let step = theme.spinner_interval.as_millis().max(1);
+            let frame = frames
+                .get((elapsed.as_millis() / step) as usize % frames.len().max(1))
+                .map_or("", String::as_str);
             let what = self.activity.clone().unwrap_or_else(|| "working".into());
             spans.push(Span::styled(
-                format!("{} {what} {}s ", SPINNER[frame], elapsed.as_secs()),
-                theme.accent,
+                format!("{frame} {what} {}s ", elapsed.as_secs()),
+                theme.spinner,
             ));
             let keys = self.keys_hint.as_deref().unwrap_or("esc to stop");
             spans.push(Span::styled(format!("({keys})  "), theme.dim));
@@ -105,7 +108,9 @@ impl Status {
         spans.push(Span::styled(format!("({}) ", self.provider), theme.dim));
         spans.push(Span::raw(self.model.clone()));
         if !self.reasoning.is_empty() && self.reasoning != "off" {
-            spans.push(Span::styled(format!(" [{}]", self.reasoning), theme.dim));
+            let top = matches!(self.reasoning.as_str(), "high" | "max" | "xhigh");
+            let style = if top { theme.thinking_max } else { theme.dim };
+            spans.push(Span::styled(format!(" [{}]", self.reasoning), style));
         }
         if self.tokens_in + self.tokens_out > 0 {
             spans.push(Span::styled(

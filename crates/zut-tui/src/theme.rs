@@ -77,7 +77,25 @@ pub struct Theme {
     pub diff_hunk: Style,
     /// Selected popup row.
     pub selected: Style,
+    /// The working spinner.
+    pub spinner: Style,
+    /// Spinner frames (a theme's `spinner_frames`).
+    pub spinner_frames: Vec<String>,
+    /// Time per spinner frame (a theme's `spinner_interval_ms`).
+    pub spinner_interval: std::time::Duration,
+    /// The reasoning level at its highest (`high`, `max`, `xhigh`).
+    pub thinking_max: Style,
+    /// A theme's `background`, behind the floating panel and popups.
+    pub panel_bg: Option<Color>,
+    /// A theme's `syntax` block and `syntax_base_style` (`None`: the
+    /// default highlighting).
+    pub syntax: Option<std::sync::Arc<crate::syntax_theme::SyntaxTheme>>,
 }
+
+/// The built-in spinner frames.
+pub const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+/// The built-in time per spinner frame.
+pub const SPIN_INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
 
 impl Theme {
     /// The default dark theme at `depth`.
@@ -116,6 +134,12 @@ impl Theme {
             } else {
                 c(Color::Rgb(0x5f, 0xaf, 0xff)).add_modifier(Modifier::BOLD)
             },
+            spinner: c(Color::Rgb(0x5f, 0xaf, 0xff)),
+            spinner_frames: SPINNER.iter().map(|s| (*s).to_string()).collect(),
+            spinner_interval: SPIN_INTERVAL,
+            thinking_max: c(Color::Rgb(0xff, 0x87, 0xd7)).add_modifier(Modifier::BOLD),
+            panel_bg: None,
+            syntax: None,
         }
     }
 

@@ -41,6 +41,17 @@ pub struct Palette {
     pub selection_fg: Option<Color>,
     /// `selection_bg`.
     pub selection_bg: Option<Color>,
+    /// `user_bubble_fg`: the user's messages (over `user`).
+    pub user_bubble_fg: Option<Color>,
+    /// `user_bubble_bg`: behind the user's messages.
+    pub user_bubble_bg: Option<Color>,
+    /// `spinner`: the working spinner (else `accent`).
+    pub spinner: Option<Color>,
+    /// `thinking_max` (`thinkingMax`): the reasoning level at its highest.
+    pub thinking_max: Option<Color>,
+    /// `background`: behind the floating panel and the popups (the inline
+    /// TUI never paints the terminal's own background).
+    pub background: Option<Color>,
 }
 
 /// The built-in dark palette.
@@ -56,6 +67,8 @@ pub fn dark() -> Palette {
         warning: Some(Color::Rgb(0xff, 0xd7, 0x5f)),
         selection_fg: Some(Color::Rgb(0x5f, 0xaf, 0xff)),
         selection_bg: None,
+        thinking_max: Some(Color::Rgb(0xff, 0x87, 0xd7)),
+        ..Palette::default()
     }
 }
 
@@ -72,6 +85,8 @@ pub fn light() -> Palette {
         warning: Some(Color::Rgb(0x87, 0x5f, 0x00)),
         selection_fg: Some(Color::Rgb(0x00, 0x5f, 0xaf)),
         selection_bg: None,
+        thinking_max: Some(Color::Rgb(0xaf, 0x00, 0x87)),
+        ..Palette::default()
     }
 }
 
@@ -112,6 +127,17 @@ pub fn build(depth: ColorDepth, palette: &Palette) -> Theme {
     t.selected = fg(palette.selection_fg).add_modifier(Modifier::BOLD);
     if let Some(bg) = palette.selection_bg {
         t.selected = t.selected.bg(quantize(bg, depth));
+    }
+    if palette.user_bubble_fg.is_some() {
+        t.user = fg(palette.user_bubble_fg).add_modifier(Modifier::BOLD);
+    }
+    if let Some(bg) = palette.user_bubble_bg {
+        t.user = t.user.bg(quantize(bg, depth));
+    }
+    t.spinner = fg(palette.spinner.or(palette.accent));
+    t.thinking_max = fg(palette.thinking_max).add_modifier(Modifier::BOLD);
+    if let Some(bg) = palette.background {
+        t.panel_bg = Some(quantize(bg, depth));
     }
     t
 }
@@ -203,8 +229,14 @@ fn apply_block(p: &mut Palette, block: &serde_json::Map<String, Value>, at: &str
             "warning" => &mut p.warning,
             "selection_fg" => &mut p.selection_fg,
             "selection_bg" => &mut p.selection_bg,
-            // Known keys the inline TUI does not paint (backgrounds,
-            // bubbles, spinner, syntax) and the metadata.
+            "user_bubble_fg" => &mut p.user_bubble_fg,
+            "user_bubble_bg" => &mut p.user_bubble_bg,
+            "spinner" => &mut p.spinner,
+            "thinking_max" | "thinkingMax" => &mut p.thinking_max,
+            "background" => &mut p.background,
+            // Other keys (`spinner_frames`, `spinner_interval_ms`: see
+            // [`ThemeFile::spinner`]; `syntax`: not applied yet) and the
+            // metadata.
             _ => continue,
         };
         match parse_color(v) {
@@ -260,12 +292,68 @@ impl ThemeFile {
         })
     }
 
+    /// `spinner_frames` and `spinner_interval_ms` (the last block that
+    /// sets them wins, in the palette's order); `None` for the built-in
+    /// spinner. Frames must be a non-empty array of strings; a missing or
+    /// invalid interval is 80 ms (§2.2).
+    pub fn spinner(&self, light: bool) -> Option<(Vec<String>, std::time::Duration)> {
+        let blocks: Vec<_> = self.blocks(light).into_iter().map(|(_, b)| b).collect();
+        let mut frames = None;
+        let mut interval = None;
+        for b in blocks {
+            if let Some(Value::Array(a)) = b.get("spinner_frames") {
+                let f: Vec<String> = a
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(|f| crate::sanitize::clean(f).into_owned())
+                    .filter(|s| !s.is_empty())
+                    .collect();
+                if !f.is_empty() && f.len() == a.len() {
+                    frames = Some(f);
+                }
+            }
+            if let Some(ms) = b.get("spinner_interval_ms") {
+                interval = Some(
+                    ms.as_u64()
+                        .filter(|ms| (1..=10_000).contains(ms))
+                        .unwrap_or(80),
+                );
+            }
+        }
+        let frames = frames?;
+        Some((
+            frames,
+            std::time::Duration::from_millis(interval.unwrap_or(80)),
+        ))
+    }
+
     /// The palette on a `light` or dark terminal, with the ignored keys.
     pub fn palette(&self, light: bool) -> (Palette, Vec<String>) {
         let mut p = if light { self::light() } else { dark() };
-        let mut problems = apply_block(&mut p, &self.json, "");
+        let mut problems = Vec::new();
+        for (at, block) in self.blocks(light) {
+            problems.extend(apply_block(&mut p, block, &at));
+        }
+        (p, problems)
+    }
+
+    /// The `syntax` keys and `syntax_base_style` on a `light` or dark
+    /// terminal (`None` when the theme sets none), with the ignored keys.
+    pub fn syntax(&self, light: bool) -> (Option<crate::syntax_theme::SyntaxTheme>, Vec<String>) {
+        let mut t = crate::syntax_theme::SyntaxTheme::default();
+        let mut problems = Vec::new();
+        for (at, block) in self.blocks(light) {
+            problems.extend(crate::syntax_theme::apply_block(&mut t, block, &at));
+        }
+        ((!t.is_empty()).then_some(t), problems)
+    }
+
+    /// The blocks that apply, in order, with the prefix naming their keys:
+    /// the top level, `colors`, then the mode block (§2.2).
+    fn blocks(&self, light: bool) -> Vec<(String, &serde_json::Map<String, Value>)> {
+        let mut out = vec![(String::new(), &self.json)];
         if let Some(Value::Object(colors)) = self.json.get("colors") {
-            problems.extend(apply_block(&mut p, colors, "colors."));
+            out.push(("colors.".to_string(), colors));
             let (first, second) = if light {
                 ("light", "dark")
             } else {
@@ -276,10 +364,10 @@ impl ThemeFile {
                 .map(|b| (first, b))
                 .or_else(|| colors.get(second).map(|b| (second, b)));
             if let Some((name, Value::Object(b))) = mode {
-                problems.extend(apply_block(&mut p, b, &format!("colors.{name}.")));
+                out.push((format!("colors.{name}."), b));
             }
         }
-        (p, problems)
+        out
     }
 }
 
@@ -427,7 +515,16 @@ impl Catalog {
             (_, Some(p)) => match ThemeFile::load(p) {
                 Ok(t) => {
                     let (palette, problems) = t.palette(light);
-                    (build(depth, &palette), problems)
+                    let mut problems = problems;
+                    let mut theme = build(depth, &palette);
+                    if let Some((frames, interval)) = t.spinner(light) {
+                        theme.spinner_frames = frames;
+                        theme.spinner_interval = interval;
+                    }
+                    let (syntax, syntax_problems) = t.syntax(light);
+                    theme.syntax = syntax.map(std::sync::Arc::new);
+                    problems.extend(syntax_problems);
+                    (theme, problems)
                 }
                 Err(e) => (
                     build(depth, &if light { self::light() } else { dark() }),
@@ -623,6 +720,104 @@ mod tests {
         assert_eq!(tc.accent.fg, Some(Color::Rgb(255, 0, 0)));
         let q = build(ColorDepth::Ansi256, &p);
         assert_eq!(q.accent.fg, Some(Color::Indexed(196)));
+    }
+
+    #[test]
+    fn bubble_spinner_thinking_and_background_keys_are_painted() {
+        let t = ThemeFile::parse(
+            r##"{"user_bubble_fg": "#102030", "user_bubble_bg": 236, "spinner": "#ff8800",
+                "thinkingMax": {"mode": "ansi", "index": 95}, "background": "#0b0c0d",
+                "spinner_frames": ["-", "\\", "|", "/"], "spinner_interval_ms": 120,
+                "colors": {"dark": {"spinner": "orange"}}}"##,
+            Path::new("/t/bubbles.json"),
+        )
+        .unwrap();
+        let (p, problems) = t.palette(false);
+        // The bad `spinner` of the dark block is named and skipped: the
+        // top-level one stays.
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].starts_with("colors.dark.spinner:"),
+            "{problems:?}"
+        );
+        let th = build(ColorDepth::TrueColor, &p);
+        assert_eq!(th.user.fg, Some(Color::Rgb(0x10, 0x20, 0x30)));
+        assert_eq!(th.user.bg, Some(Color::Indexed(236)));
+        assert_eq!(th.spinner.fg, Some(Color::Rgb(0xff, 0x88, 0x00)));
+        assert_eq!(th.thinking_max.fg, Some(Color::LightMagenta));
+        assert_eq!(th.panel_bg, Some(Color::Rgb(0x0b, 0x0c, 0x0d)));
+        // At 256 colours they are quantised like every other colour.
+        let q = build(ColorDepth::Ansi256, &p);
+        assert!(matches!(q.spinner.fg, Some(Color::Indexed(_))));
+        let (frames, interval) = t.spinner(false).unwrap();
+        assert_eq!(frames, ["-", "\\", "|", "/"]);
+        assert_eq!(interval, std::time::Duration::from_millis(120));
+        // Through the catalogue, the theme's spinner reaches the Theme.
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("bubbles.json");
+        std::fs::write(&file, t_json(&t)).unwrap();
+        let cat = Catalog::discover(Some(dir.path()), &[]);
+        let (th, _) = cat.theme("bubbles", ColorDepth::TrueColor, false);
+        assert_eq!(th.spinner_frames.len(), 4);
+        assert_eq!(th.spinner_interval, std::time::Duration::from_millis(120));
+    }
+
+    #[test]
+    fn syntax_keys_reach_the_theme_and_bad_ones_are_named() {
+        let t = ThemeFile::parse(
+            r##"{"syntax": {"keyword": "#81a1c1 bold", "comment": "grey"},
+                "colors": {"light": {"syntax_base_style": "solarized-light"}, "dark": {}}}"##,
+            Path::new("/t/syn.json"),
+        )
+        .unwrap();
+        let (syn, problems) = t.syntax(true);
+        let syn = syn.unwrap();
+        assert_eq!(syn.base, Some("Solarized (light)"));
+        assert_eq!(syn.rules.len(), 1);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].starts_with("syntax.comment:"), "{problems:?}");
+        // On a dark terminal the dark block applies instead (§2.2).
+        assert_eq!(t.syntax(false).0.unwrap().base, None);
+        // No syntax keys: the default highlighting.
+        let none = ThemeFile::parse(r#"{"accent": 1}"#, Path::new("/t/a.json")).unwrap();
+        assert!(none.syntax(false).0.is_none());
+    }
+
+    fn t_json(t: &ThemeFile) -> String {
+        serde_json::Value::Object(t.json.clone()).to_string()
+    }
+
+    #[test]
+    fn spinner_keys_fall_back_as_the_spec_says() {
+        let parse = |j: &str| ThemeFile::parse(j, Path::new("/t/s.json")).unwrap();
+        // Missing or invalid interval: 80 ms.
+        let (_, i) = parse(r#"{"spinner_frames": ["a", "b"]}"#)
+            .spinner(false)
+            .unwrap();
+        assert_eq!(i, std::time::Duration::from_millis(80));
+        let (_, i) = parse(r#"{"spinner_frames": ["a"], "spinner_interval_ms": "fast"}"#)
+            .spinner(false)
+            .unwrap();
+        assert_eq!(i, std::time::Duration::from_millis(80));
+        // No frames, empty frames or a non-string frame: the built-in spinner.
+        assert!(parse(r#"{"spinner_interval_ms": 50}"#)
+            .spinner(false)
+            .is_none());
+        assert!(parse(r#"{"spinner_frames": []}"#).spinner(false).is_none());
+        assert!(parse(r#"{"spinner_frames": ["a", 1]}"#)
+            .spinner(false)
+            .is_none());
+        // Escapes in frames are stripped.
+        let (f, _) = parse(r#"{"spinner_frames": ["\u001b[31mx"]}"#)
+            .spinner(false)
+            .unwrap();
+        assert_eq!(f, ["x"]);
+        // The mode block wins over the top level.
+        let (f, _) =
+            parse(r#"{"spinner_frames": ["a"], "colors": {"dark": {"spinner_frames": ["d"]}}}"#)
+                .spinner(false)
+                .unwrap();
+        assert_eq!(f, ["d"]);
     }
 
     #[test]
