@@ -320,10 +320,20 @@ impl Transcript {
     pub fn live_rows(&mut self, theme: &Theme) -> Vec<Line<'static>> {
         let mut rows = Vec::new();
         if let Some(h) = &self.held {
+            // What streams is not shown before the interceptors have said
+            // what the user may see (a redaction must not flash by): one
+            // line says the reply is being written and checked.
+            let streamed = h.text.chars().count()
+                + self.stream.as_ref().map_or(0, |s| s.text().chars().count());
             rows.push(Line::default());
-            rows.extend(h.rows.iter().cloned());
-        }
-        if let Some(s) = &mut self.stream {
+            rows.push(Line::from(Span::styled(
+                format!(
+                    "  ⋯ reply held for {}: {streamed} characters",
+                    self.message_guards.join(", ")
+                ),
+                theme.dim,
+            )));
+        } else if let Some(s) = &mut self.stream {
             rows.extend(s.live_rows(theme));
         }
         for t in &self.tools {

@@ -79,10 +79,14 @@ fn replace_text_is_what_reaches_the_scrollback() {
     let mut a = app(&["redact"]);
     stream(&mut a, "the key is sk-123\n\nand more text\n");
     // Held: nothing reaches the scrollback while the interceptor decides,
-    // the reply streams in the live area.
+    // and the live area says a reply is being written without showing it.
     assert_eq!(scrollback(&mut a), "");
     let streaming = live(&mut a);
-    assert!(streaming.contains("the key is sk-123"), "{streaming}");
+    assert!(!streaming.contains("sk-123"), "{streaming}");
+    assert!(
+        streaming.contains("reply held for redact: 33 characters"),
+        "{streaming}"
+    );
     a.agent(&message("the key is [redacted]\n\nand more text"));
     end(&mut a, "end_turn", None);
     let rows = scrollback(&mut a);
