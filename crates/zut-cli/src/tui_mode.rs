@@ -37,6 +37,7 @@ enum Request {
     Pick(zut_tui::pickers::PickerKind, String),
     Approve(u64, zut_agent::approval::ApprovalDecision),
     Rename(String, String),
+    Search(bool, String),
 }
 
 /// The TUI's handle on the conversation thread: requests go in order
@@ -92,6 +93,10 @@ impl Controller for ChannelController {
 
     fn rename_session(&mut self, path: String, title: String) {
         let _ = self.tx.send(Request::Rename(path, title));
+    }
+
+    fn search_sessions(&mut self, all: bool, query: String) {
+        let _ = self.tx.send(Request::Search(all, query));
     }
 }
 
@@ -327,6 +332,7 @@ async fn conversation(
             Request::OpenPicker(kind) => {
                 crate::tui_session::open(&ctrl, &mut place, kind, &tx, &skill_config)
             }
+            Request::Search(all, query) => crate::tui_session::search(&place, all, query, &tx),
             Request::Rename(path, title) => {
                 crate::tui_session::rename(&mut ctrl, &mut events, &place, &path, &title, &tx)
                     .await;

@@ -175,6 +175,46 @@ pub fn sessions(place: &Place, all: bool) -> Picker {
     .empty_text(empty)
 }
 
+/// The sessions picker (this directory's sessions, or every directory's
+/// with `all`) narrowed to the sessions whose file contains `query`, each
+/// with an excerpt around the first match. The files are read on a thread
+/// of their own, so neither the TUI nor the conversation waits for them.
+pub fn search(place: &Place, all: bool, query: String, tx: &mpsc::UnboundedSender<TuiEvent>) {
+    let mut picker = sessions(place, all);
+    let tx = tx.clone();
+    std::thread::spawn(move || {
+        let mut problems = 0usize;
+        picker.items.retain_mut(|item| {
+            match zut_session::find_text(Path::new(&item.value), &query) {
+                Ok(Some(excerpt)) => {
+                    // After the title, before the directory (all scopes).
+                    let excerpt = format!("  · “{excerpt}”");
+                    match item.detail.find("  · ") {
+                        Some(i) => item.detail.insert_str(i, &excerpt),
+                        None => item.detail.push_str(&excerpt),
+                    }
+                    true
+                }
+                Ok(None) => false,
+                Err(_) => {
+                    problems += 1;
+                    false
+                }
+            }
+        });
+        picker.title = format!("{} · “{query}”", picker.title);
+        picker.empty = if problems > 0 {
+            format!("no session contains “{query}” ({problems} could not be read)")
+        } else if all {
+            format!("no session contains “{query}”")
+        } else {
+            format!("no session of this directory contains “{query}” (tab: every directory)")
+        };
+        picker.selected = 0;
+        let _ = tx.send(TuiEvent::Picker(picker));
+    });
+}
+
 /// Every directory's sessions (hidden branches left out).
 fn all_sessions(zut_home: &Path) -> Vec<zut_session::SessionSummary> {
     let root = zut_session::sessions_root(zut_home);
@@ -595,5 +635,56 @@ mod tests {
         );
         // A clock that went backwards is "just now", not a panic.
         assert_eq!(ago(now + Duration::from_secs(60), now), "just now");
+    }
+
+    #[test]
+    fn search_keeps_the_sessions_that_contain_the_words() {
+        let home = tempfile::tempdir().unwrap();
+        let cwd = home.path().join("project");
+        let place = Place {
+            zut_home: home.path().to_path_buf(),
+            cwd: cwd.clone(),
+            current: None,
+            all_scope: false,
+        };
+        let dir = place.dir();
+        std::fs::create_dir_all(&dir).unwrap();
+        for text in ["How do I tune the Flux Capacitor?", "Plan the garden"] {
+            let mut w = SessionWriter::create(
+                &dir,
+                zut_session::NewSession {
+                    cwd: cwd.display().to_string(),
+                    provider: "anthropic".into(),
+                    model: "m".into(),
+                    version: "0".into(),
+                    title: String::new(),
+                },
+            )
+            .unwrap();
+            w.append_message(&zut_session::SessionMessage::new(
+                zut_session::Role::User,
+                vec![zut_session::Block::text(text)],
+            ))
+            .unwrap();
+        }
+        assert_eq!(sessions(&place, false).items.len(), 2);
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        search(&place, false, "flux capacitor".into(), &tx);
+        let Some(TuiEvent::Picker(p)) = rx.blocking_recv() else {
+            panic!("no picker");
+        };
+        assert_eq!(p.items.len(), 1, "{:?}", p.items);
+        assert!(
+            p.items[0].detail.contains("Flux Capacitor?"),
+            "{:?}",
+            p.items
+        );
+        assert!(p.title.contains("“flux capacitor”"), "{}", p.title);
+        search(&place, false, "plutonium".into(), &tx);
+        let Some(TuiEvent::Picker(p)) = rx.blocking_recv() else {
+            panic!("no picker");
+        };
+        assert!(p.items.is_empty());
+        assert!(p.empty.contains("tab: every directory"), "{}", p.empty);
     }
 }

@@ -126,6 +126,13 @@ async fn new_session_scope_rename_and_skills() {
         s.contains("elsewhere question") && s.contains("other-project"),
         "{s}"
     );
+    // `/words` + Enter: a full-text search of the conversations in scope.
+    t.typ("/elsewhere ANSWER");
+    t.keys(&["Enter"]);
+    let s = wait_screen(&t, "search results", |s| s.contains("“elsewhere ANSWER”"));
+    assert!(s.contains("“Elsewhere answer.”"), "{s}");
+    // Only that session is left (the gamma one does not say it).
+    assert_eq!(s.lines().filter(|l| l.contains(" msgs ")).count(), 1, "{s}");
     t.keys(&["Tab"]);
     wait_screen(&t, "back to this directory", |s| {
         s.contains("sessions · this directory")

@@ -81,6 +81,14 @@ pub enum Effect {
         /// The row's value.
         value: String,
     },
+    /// Search the text of the sessions in scope (the sessions picker's
+    /// `/words` + Enter); the picker comes back with the matching ones.
+    SearchSessions {
+        /// Every directory's sessions, not only this one's.
+        all: bool,
+        /// What to look for (without the `/`).
+        query: String,
+    },
     /// Rename a session file (from the sessions picker).
     RenameSession {
         /// The file.

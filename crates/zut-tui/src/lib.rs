@@ -86,6 +86,12 @@ pub trait Controller: Send {
     fn rename_session(&mut self, path: String, title: String) {
         let _ = (path, title);
     }
+    /// Searches the text of the sessions of this directory (`all`: of
+    /// every directory) for `query`; the sessions picker comes back with
+    /// the matching ones.
+    fn search_sessions(&mut self, all: bool, query: String) {
+        let _ = (all, query);
+    }
 }
 
 /// What an extension command answered.

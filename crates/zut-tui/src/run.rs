@@ -166,6 +166,7 @@ pub async fn run(
                     decision,
                 } => ctrl.answer_approval(request_id, decision),
                 Effect::RenameSession { path, title } => ctrl.rename_session(path, title),
+                Effect::SearchSessions { all, query } => ctrl.search_sessions(all, query),
                 Effect::Quit => break 'outer,
             }
         }

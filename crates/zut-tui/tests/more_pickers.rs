@@ -147,6 +147,29 @@ fn sessions(kind: PickerKind) -> Picker {
 }
 
 #[test]
+fn a_slash_filter_searches_the_conversations_on_enter() {
+    let mut a = app(90, 16);
+    a.picker = Some(sessions(PickerKind::AllSessions));
+    typ(&mut a, "/flux capacitor ");
+    // The rows stay while the search is typed (it is not a row filter).
+    assert_eq!(a.picker.as_ref().unwrap().visible().len(), 2);
+    assert_eq!(
+        key(&mut a, KeyCode::Enter),
+        [Effect::SearchSessions {
+            all: true,
+            query: "flux capacitor".into()
+        }]
+    );
+    // A bare `/` searches nothing; without `/` typing still filters rows.
+    a.picker = Some(sessions(PickerKind::Sessions));
+    typ(&mut a, "/");
+    assert!(key(&mut a, KeyCode::Enter).is_empty());
+    key(&mut a, KeyCode::Backspace);
+    typ(&mut a, "plan");
+    assert_eq!(a.picker.as_ref().unwrap().visible(), [1]);
+}
+
+#[test]
 fn sessions_picker_switches_scope_with_tab_and_renames_with_ctrl_r() {
     let mut a = app(90, 16);
     a.picker = Some(sessions(PickerKind::Sessions));

@@ -132,7 +132,7 @@ impl Picker {
     pub fn new(kind: PickerKind, title: &str, items: Vec<PickerItem>) -> Self {
         let hint = match kind {
             PickerKind::Sessions | PickerKind::AllSessions => {
-                "↑/↓ pick · enter resume · type to filter · tab scope · ctrl+r rename · esc cancel"
+                "↑/↓ · enter resume · type to filter · / search · tab scope · ctrl+r rename · esc"
             }
             PickerKind::Skills => {
                 "↑/↓ pick · enter insert /skill:<name> · type to filter · esc close"
@@ -180,7 +180,12 @@ impl Picker {
     /// Indices of the rows matching the filter (case-insensitive
     /// substring of the label or detail), in order.
     pub fn visible(&self) -> Vec<usize> {
-        let q = self.query.to_lowercase();
+        let mut q = self.query.to_lowercase();
+        if matches!(self.kind, PickerKind::Sessions | PickerKind::AllSessions) && q.starts_with('/')
+        {
+            // `/words`: a full-text search, run on Enter; the rows stay.
+            q.clear();
+        }
         self.items
             .iter()
             .enumerate()

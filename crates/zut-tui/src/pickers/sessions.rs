@@ -1,7 +1,8 @@
 //! Keys of the sessions picker beyond the common ones: Tab switches the
 //! scope (this directory ⇄ every directory), Ctrl+R renames the selected
 //! session (typed into the picker, Enter saves, Esc cancels), Enter on the
-//! open session changes nothing (the picker stays).
+//! open session changes nothing (the picker stays). A filter that starts
+//! with `/` is a full-text search of the conversations, run on Enter.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
@@ -47,6 +48,16 @@ pub(super) fn key(app: &mut App, key: &KeyEvent) -> Option<Vec<Effect>> {
         return Some(Vec::new());
     }
     match key.code {
+        KeyCode::Enter if p.query.starts_with('/') => {
+            let query = p.query[1..].trim().to_string();
+            if query.is_empty() {
+                return Some(Vec::new());
+            }
+            Some(vec![Effect::SearchSessions {
+                all: p.kind == PickerKind::AllSessions,
+                query,
+            }])
+        }
         KeyCode::Tab => {
             let other = if p.kind == PickerKind::Sessions {
                 PickerKind::AllSessions
