@@ -462,6 +462,17 @@ impl App {
                     self.note("info", "no collapsed tool output to expand");
                 }
             }
+            Action::ShowThinking => {
+                let rows = self.thinking.last_rows(self.size.0 as usize, &self.theme);
+                if rows.is_empty() {
+                    self.note(
+                        "info",
+                        "no reasoning to show (the model has not thought aloud yet)",
+                    );
+                } else {
+                    self.transcript.push_block(rows);
+                }
+            }
             Action::Suspend => return vec![Effect::Suspend],
             Action::Redraw => return vec![Effect::Redraw],
         }

@@ -48,6 +48,8 @@ pub enum Action {
     Eof,
     /// Expand the last collapsed tool output.
     ExpandTool,
+    /// Print the last reasoning in full.
+    ShowThinking,
     /// Suspend zut (resume with `fg`).
     Suspend,
     /// Repaint the screen.
@@ -101,6 +103,7 @@ const BINDINGS: &[(KeyCode, KeyModifiers, Action, &str)] = &[
     (KeyCode::Char('c'), C, Action::Interrupt, "Ctrl+C"),
     (KeyCode::Char('d'), C, Action::Eof, "Ctrl+D"),
     (KeyCode::Char('o'), C, Action::ExpandTool, "Ctrl+O"),
+    (KeyCode::Char('t'), C, Action::ShowThinking, "Ctrl+T"),
     (KeyCode::Char('z'), C, Action::Suspend, "Ctrl+Z"),
     (KeyCode::Char('l'), C, Action::Redraw, "Ctrl+L"),
 ];
@@ -125,6 +128,10 @@ const DESCRIPTIONS: &[(Action, &str)] = &[
     (Action::Down, "next line / history entry"),
     (Action::Complete, "complete the selected slash command"),
     (Action::ExpandTool, "show the last tool output in full"),
+    (
+        Action::ShowThinking,
+        "show the model's last reasoning in full",
+    ),
     (Action::Home, "start of line"),
     (Action::End, "end of line"),
     (Action::Left, "character left"),

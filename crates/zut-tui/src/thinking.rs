@@ -1,8 +1,9 @@
 //! The thinking indicator: while the model streams reasoning
 //! (`AgentEvent::ReasoningDelta`) a live `✻ thinking…` row counts it; when
 //! the answer (or a tool call, or the end of the turn) follows, one
-//! collapsed row `✻ thought for 3s · 1.2k characters` goes to the
-//! transcript. The reasoning text itself is not printed.
+//! collapsed row `✻ thought for 3s · 1.2k characters · ctrl+t` goes to the
+//! transcript. Ctrl+T prints the last reasoning in full (dim, italic),
+//! as Ctrl+O does for a tool's output.
 
 use std::time::Instant;
 
@@ -19,7 +20,14 @@ pub struct Thinking {
     pub since: Option<Instant>,
     /// Characters of reasoning so far.
     pub chars: usize,
+    /// The reasoning so far (its first [`MAX_KEPT`] bytes).
+    pub text: String,
+    /// The last finished reasoning, for Ctrl+T.
+    pub last: String,
 }
+
+/// Bytes of one reasoning kept for Ctrl+T (the count goes on).
+pub const MAX_KEPT: usize = 256 * 1024;
 
 /// `1234` → `1.2k`.
 fn count(n: usize) -> String {
@@ -31,6 +39,27 @@ fn count(n: usize) -> String {
 }
 
 impl Thinking {
+    /// The last finished reasoning as transcript rows (empty if none).
+    pub fn last_rows(&self, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+        if self.last.trim().is_empty() {
+            return Vec::new();
+        }
+        let mut rows = vec![Line::from(Span::styled("  ✻ reasoning", theme.accent))];
+        let style = theme.dim.add_modifier(ratatui::style::Modifier::ITALIC);
+        rows.extend(crate::transcript::plain_rows(
+            self.last.trim(),
+            width,
+            style,
+        ));
+        if self.last.len() >= MAX_KEPT {
+            rows.push(Line::from(Span::styled(
+                "    … (the rest was not kept)",
+                theme.dim,
+            )));
+        }
+        rows
+    }
+
     /// The live row while thinking.
     pub fn live_row(&self, theme: &Theme, now: Instant) -> Option<Line<'static>> {
         let since = self.since?;
@@ -53,6 +82,14 @@ pub(crate) fn on_event(app: &mut App, ev: &AgentEvent, now: Instant) {
             let t = &mut app.thinking;
             t.since.get_or_insert(now);
             t.chars += delta.chars().count();
+            if t.text.len() < MAX_KEPT {
+                let room = MAX_KEPT - t.text.len();
+                let mut cut = delta.len().min(room);
+                while !delta.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                t.text.push_str(&delta[..cut]);
+            }
             app.status.activity = Some("thinking".into());
         }
         AgentEvent::TextDelta { .. }
@@ -67,15 +104,21 @@ pub(crate) fn on_event(app: &mut App, ev: &AgentEvent, now: Instant) {
 
 /// Reasoning ended: its collapsed row goes to the transcript.
 pub(crate) fn finish(app: &mut App, now: Instant) {
-    let t = std::mem::take(&mut app.thinking);
+    let last = std::mem::take(&mut app.thinking.last);
+    let mut t = std::mem::take(&mut app.thinking);
     let Some(since) = t.since else {
+        app.thinking.last = last;
         return;
     };
+    app.thinking.last = std::mem::take(&mut t.text);
     let secs = now.saturating_duration_since(since).as_secs_f64();
     let row = Line::from(vec![
         Span::styled("  ✻ ", app.theme.accent),
         Span::styled(
-            format!("thought for {secs:.0}s · {} characters", count(t.chars)),
+            format!(
+                "thought for {secs:.0}s · {} characters · ctrl+t",
+                count(t.chars)
+            ),
             app.theme.dim,
         ),
     ]);

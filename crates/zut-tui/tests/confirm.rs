@@ -276,4 +276,39 @@ fn thinking_is_a_live_row_then_one_collapsed_line() {
         delta: "The answer.".into(),
     });
     insta::assert_snapshot!(screen(&mut a));
+    // Ctrl+T prints that reasoning in full, under a heading.
+    a.key(
+        &KeyEvent::new(KeyCode::Char('t'), KeyModifiers::CONTROL),
+        std::time::Instant::now(),
+    );
+    let rows: String = a
+        .transcript
+        .take_rows()
+        .iter()
+        .map(|l| {
+            l.spans
+                .iter()
+                .map(|s| s.content.as_ref())
+                .collect::<String>()
+                + "\n"
+        })
+        .collect();
+    assert!(rows.contains("✻ reasoning"), "{rows}");
+    assert!(rows.contains("hmm, let me see. hmm, let me see."), "{rows}");
+}
+
+#[test]
+fn ctrl_t_without_reasoning_says_so() {
+    let mut a = app();
+    a.key(
+        &KeyEvent::new(KeyCode::Char('t'), KeyModifiers::CONTROL),
+        std::time::Instant::now(),
+    );
+    assert!(
+        a.notes
+            .iter()
+            .any(|n| n.text.contains("no reasoning to show")),
+        "{:?}",
+        a.notes.iter().map(|n| &n.text).collect::<Vec<_>>()
+    );
 }
