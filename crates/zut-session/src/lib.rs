@@ -39,7 +39,7 @@ pub use read::{
 };
 pub use repair::{drop_orphan_results, repair, Repaired, ABORTED_RESULT};
 pub use row::{Meta, Row, Usage, WHOLE_COPY_META};
-pub use search::find_text;
+pub use search::{find_in, find_text};
 pub use time::now_rfc3339;
 pub use title::{normalize_title, title_from_prompt, MAX_TITLE_CHARS};
 pub use write::{is_contentless, is_locked, prune_contentless, Closed, NewSession, SessionWriter};

@@ -24,7 +24,9 @@ pub fn find_text(path: &Path, query: &str) -> std::io::Result<Option<String>> {
     Ok(find_in(&bytes, query))
 }
 
-fn find_in(bytes: &[u8], query: &str) -> Option<String> {
+/// [`find_text`] on a file's bytes already read: an excerpt around the
+/// first place `query` occurs (ASCII case ignored), or `None`.
+pub fn find_in(bytes: &[u8], query: &str) -> Option<String> {
     let escaped = serde_json::to_string(query).ok()?;
     let needle = escaped
         .get(1..escaped.len().saturating_sub(1))?
