@@ -9,6 +9,7 @@
 mod commands;
 mod files;
 mod permission;
+mod plan;
 mod replay;
 mod server;
 mod sessions;

@@ -217,6 +217,7 @@ async fn open(
         controller: conv.controller,
         events: Arc::new(tokio::sync::Mutex::new(conv.events)),
         cancelled: Default::default(),
+        statuses: Default::default(),
     };
     t.sessions.insert(id.clone(), session.clone());
     Ok((id, session))
@@ -309,7 +310,7 @@ async fn run_command(
     let outcome = s.controller.command(name, args, None).await;
     // What the command pushed on the stream (its `display`) goes out
     // first, in order.
-    flush(&mut events, conn, sid);
+    flush(&mut events, conn, sid, &s.statuses);
     let say = |t: String| {
         let _ = conn.send_notification(SessionNotification::new(
             sid.clone(),
@@ -351,8 +352,13 @@ async fn run_command(
 }
 
 /// Forwards what is already on the stream, without waiting.
-fn flush(events: &mut zut_agent::EventStream, conn: &ConnectionTo<Client>, sid: &SessionId) {
-    let mut mapper = Mapper::default();
+fn flush(
+    events: &mut zut_agent::EventStream,
+    conn: &ConnectionTo<Client>,
+    sid: &SessionId,
+    statuses: &Arc<std::sync::Mutex<crate::plan::Statuses>>,
+) {
+    let mut mapper = Mapper::with_statuses(statuses.clone());
     let mut batch = Vec::new();
     while let Some(true) = events.next_batch(&mut batch).now_or_never() {
         for ev in batch.drain(..) {
@@ -381,7 +387,7 @@ async fn pump(
     sid: &SessionId,
 ) -> Result<StopReason, String> {
     let id = job.id;
-    let mut mapper = Mapper::default();
+    let mut mapper = Mapper::with_statuses(s.statuses.clone());
     let mut mine = false;
     let mut stop = StopReason::EndTurn;
     let mut error = None;

@@ -15,6 +15,8 @@ pub(crate) struct Session {
     pub events: Arc<tokio::sync::Mutex<EventStream>>,
     /// Set by `session/cancel`; read when the turn ends.
     pub cancelled: Arc<std::sync::atomic::AtomicBool>,
+    /// The extensions' live status items, sent as the ACP plan.
+    pub statuses: Arc<std::sync::Mutex<crate::plan::Statuses>>,
 }
 
 /// The connection's state.

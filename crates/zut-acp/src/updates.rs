@@ -15,6 +15,8 @@ use zut_agent::AgentEvent;
 pub(crate) struct Mapper {
     /// Tool calls announced (from `tool_use_start`), with their name.
     announced: HashMap<String, String>,
+    /// The session's extension status items (the ACP plan).
+    statuses: Option<std::sync::Arc<std::sync::Mutex<crate::plan::Statuses>>>,
 }
 
 fn text(s: impl Into<String>) -> ContentBlock {
@@ -92,8 +94,28 @@ fn blocks_text(blocks: &[JsonBlock]) -> String {
 }
 
 impl Mapper {
+    /// A mapper that keeps `statuses` (the session's) up to date and sends
+    /// the plan when they change.
+    pub(crate) fn with_statuses(
+        statuses: std::sync::Arc<std::sync::Mutex<crate::plan::Statuses>>,
+    ) -> Self {
+        Self {
+            statuses: Some(statuses),
+            ..Self::default()
+        }
+    }
+
     /// The updates for one event (often none).
     pub(crate) fn map(&mut self, ev: &AgentEvent) -> Vec<SessionUpdate> {
+        if let Some(statuses) = &self.statuses {
+            if matches!(
+                ev,
+                AgentEvent::ExtStatus { .. } | AgentEvent::ExtChromeClear { .. }
+            ) {
+                let mut s = statuses.lock().unwrap_or_else(|e| e.into_inner());
+                return s.apply(ev).into_iter().collect();
+            }
+        }
         match ev {
             AgentEvent::TextDelta { delta } if !delta.is_empty() => {
                 vec![SessionUpdate::AgentMessageChunk(ContentChunk::new(text(

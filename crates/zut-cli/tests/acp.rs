@@ -746,6 +746,89 @@ for line in sys.stdin:
 }
 
 #[tokio::test]
+async fn extension_status_items_are_the_plan() {
+    let env = TestEnv::new();
+    let ext = zut_test_support::python_extension(
+        &env.home.parent().unwrap().join("phases"),
+        "phases",
+        r#"import json, sys
+def emit(o):
+    sys.stdout.write(json.dumps(o) + "\n")
+    sys.stdout.flush()
+emit({"type": "hello", "protocol_version": 2, "name": "phases", "version": "1.0.0"})
+for line in sys.stdin:
+    msg = json.loads(line)
+    t = msg.get("type")
+    if t == "hello_ack":
+        emit({"type": "subscribe", "events": ["turn_start", "turn_end"]})
+        emit({"type": "ready"})
+    elif t == "event" and msg.get("event") == "turn_start":
+        emit({"type": "status", "key": "phase", "level": "info", "text": "building"})
+    elif t == "event" and msg.get("event") == "turn_end":
+        emit({"type": "status", "key": "phase", "level": "success", "text": "built"})
+    elif t == "shutdown":
+        break
+"#,
+    );
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_text("first"));
+    server.push(Script::anthropic_text("second"));
+    let cwd = env.project.clone();
+    let ext_arg = ext.display().to_string();
+    let updates = with_client(
+        zut_acp_with(&env, &server, &["--no-ext", "--ext", &ext_arg]),
+        async move |cx| {
+            cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
+                .block_task()
+                .await?;
+            let sid = cx
+                .send_request(NewSessionRequest::new(cwd))
+                .block_task()
+                .await?
+                .session_id;
+            for prompt in ["one", "two"] {
+                cx.send_request(PromptRequest::new(sid.clone(), text(prompt)))
+                    .block_task()
+                    .await?;
+            }
+            Ok(())
+        },
+    )
+    .await;
+    let plans: Vec<Vec<(String, String)>> = updates
+        .iter()
+        .filter_map(|u| match u {
+            SessionUpdate::Plan(p) => Some(
+                p.entries
+                    .iter()
+                    .map(|e| {
+                        let status = serde_json::to_value(&e.status).unwrap();
+                        (e.content.clone(), status.as_str().unwrap().to_string())
+                    })
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .collect();
+    // One entry, updated in place: building, then built (completed).
+    assert!(
+        plans.contains(&vec![(
+            "phases: building".to_string(),
+            "in_progress".to_string()
+        )]),
+        "{plans:?}"
+    );
+    assert!(
+        plans.contains(&vec![(
+            "phases: built".to_string(),
+            "completed".to_string()
+        )]),
+        "{plans:?}"
+    );
+    assert!(plans.iter().all(|p| p.len() <= 1), "{plans:?}");
+}
+
+#[tokio::test]
 async fn slash_commands_are_advertised_and_run() {
     let env = TestEnv::new();
     let ext = zut_test_support::python_extension(
