@@ -29,7 +29,8 @@
 //! The files are [bincode](https://docs.rs/bincode/1) (varint integers, a
 //! size limit of the file's own length when read), not JSON: loading the
 //! seven caches of a 500-skill set was about a fifth of a warm discovery as
-//! JSON. Files of the JSON format (version 1, `*.json`) are no longer read.
+//! JSON. Files of the JSON format (version 1, `*.json`) are no longer read;
+//! each is removed when its root's new file is written.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -426,6 +427,9 @@ impl RootCache {
             std::process::id()
         ));
         if std::fs::write(&tmp, &bytes).is_ok() && std::fs::rename(&tmp, &self.path).is_ok() {
+            // The same root's file of the JSON format (version 1, same
+            // name stem), never read again: removed once it is replaced.
+            let _ = std::fs::remove_file(self.path.with_extension("json"));
             return;
         }
         let _ = std::fs::remove_file(&tmp);

@@ -590,3 +590,34 @@ fn a_big_root_is_replayed_on_two_threads_and_a_change_in_either_half_is_seen() {
         assert_eq!(replays(), count + 1);
     }
 }
+
+#[test]
+fn a_json_cache_of_version_1_is_removed_when_its_root_is_written_again() {
+    let w = World::new();
+    write_skill(&w.roots()[0].join("alpha"), "alpha", "first", "A");
+    fs::create_dir_all(&w.cache).unwrap();
+    // What version 1 left: `<same hash>.json` per root, and a stranger.
+    let legacy: Vec<PathBuf> = w
+        .roots()
+        .iter()
+        .map(|r| {
+            w.cache
+                .join(crate::cache::file_name(r))
+                .with_extension("json")
+        })
+        .collect();
+    for p in &legacy {
+        fs::write(p, "{\"version\":1}").unwrap();
+    }
+    fs::write(w.cache.join("notes.json"), "mine").unwrap();
+    let set = w.discover(true);
+    assert!(view(&set).iter().any(|s| s.contains("alpha")));
+    // The root that has skills got its new file, and its old one is gone.
+    assert!(w
+        .cache
+        .join(crate::cache::file_name(&w.roots()[0]))
+        .exists());
+    assert!(!legacy[0].exists());
+    // Anything else in the directory is left alone.
+    assert!(w.cache.join("notes.json").exists());
+}
