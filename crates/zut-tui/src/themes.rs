@@ -235,8 +235,8 @@ fn apply_block(p: &mut Palette, block: &serde_json::Map<String, Value>, at: &str
             "thinking_max" | "thinkingMax" => &mut p.thinking_max,
             "background" => &mut p.background,
             // Other keys (`spinner_frames`, `spinner_interval_ms`: see
-            // [`ThemeFile::spinner`]; `syntax`: not applied yet) and the
-            // metadata.
+            // [`ThemeFile::spinner`]; `syntax`, `syntax_base_style`: see
+            // [`ThemeFile::syntax`]) and the metadata.
             _ => continue,
         };
         match parse_color(v) {

@@ -122,3 +122,56 @@ fn theme_command_lists_switches_saves_and_reports_bad_values() {
     assert_eq!(b.theme.accent.fg, None);
     assert_eq!(b.themes.current, "inherited");
 }
+
+#[test]
+fn a_themed_user_bubble_spinner_and_code_block_through_the_app() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = dir.path().join("themes");
+    std::fs::create_dir_all(&user).unwrap();
+    std::fs::write(
+        user.join("bubbly.json"),
+        r##"{"user_bubble_fg": "#ffffff", "user_bubble_bg": "#303040", "spinner": "#ff8800",
+            "spinner_frames": ["<", ">"], "syntax": {"keyword": "#ff0000 bold"}}"##,
+    )
+    .unwrap();
+    let mut a = app();
+    themes::start(&mut a, "bubbly", Some(&user), None);
+    assert_eq!(a.themes.current, "bubbly");
+    // The user's message: the text cells carry the bubble, the `▌` bar and
+    // the cells after the text do not (no background bleeding past it).
+    a.agent(&zut_agent::AgentEvent::UserMessage {
+        content: vec![zut_agent::transcript::JsonBlock::Text {
+            text: "hello there".into(),
+        }],
+        time: String::new(),
+    });
+    let rows = a.transcript.take_rows();
+    let line = rows
+        .iter()
+        .find(|l| l.spans.iter().any(|s| s.content.contains("hello there")))
+        .expect("the user's row");
+    for span in &line.spans {
+        if span.content.contains("hello there") {
+            assert_eq!(span.style.bg, Some(Color::Rgb(0x30, 0x30, 0x40)));
+            assert_eq!(span.style.fg, Some(Color::Rgb(0xff, 0xff, 0xff)));
+            assert_eq!(span.content.trim_end(), span.content, "no padded bubble");
+        } else {
+            assert_eq!(span.style.bg, None, "{:?}", span.content);
+        }
+    }
+    // The spinner: the theme's frames and colour in the status row.
+    a.status.busy_since = Some(Instant::now());
+    let status = a.status.rows(100, &a.theme, Instant::now());
+    let spinner = status
+        .iter()
+        .flat_map(|l| l.spans.iter())
+        .find(|s| s.content.contains("working"))
+        .expect("the spinner span");
+    assert!(spinner.content.starts_with('<') || spinner.content.starts_with('>'));
+    assert_eq!(spinner.style.fg, Some(Color::Rgb(0xff, 0x88, 0x00)));
+    // A code block: the theme's keyword colour.
+    let mut h = zut_tui::highlight::CodeHighlighter::new("python", &a.theme);
+    let spans = h.line("if x: pass", &a.theme);
+    let kw = spans.iter().find(|s| s.content.trim() == "if").unwrap();
+    assert_eq!(kw.style.fg, Some(Color::Rgb(0xff, 0, 0)));
+}
