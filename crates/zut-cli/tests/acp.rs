@@ -13,7 +13,8 @@ use std::time::Duration;
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
     CancelNotification, ContentBlock, InitializeRequest, NewSessionRequest, PromptRequest,
-    SessionNotification, SessionUpdate, StopReason, TextContent, ToolCallStatus, ToolKind,
+    SessionId, SessionNotification, SessionUpdate, StopReason, TextContent, ToolCallStatus,
+    ToolKind,
 };
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::{AcpAgent, AcpAgentConfig, Agent, Client};
@@ -79,6 +80,21 @@ where
         .expect("the ACP exchange failed");
     let out = seen.lock().unwrap().clone();
     out
+}
+
+/// `initialize` (protocol v1), then `session/new` in `cwd`: its id.
+async fn open_session(
+    cx: &ConnectionTo<Agent>,
+    cwd: std::path::PathBuf,
+) -> Result<SessionId, agent_client_protocol::Error> {
+    cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
+        .block_task()
+        .await?;
+    Ok(cx
+        .send_request(NewSessionRequest::new(cwd))
+        .block_task()
+        .await?
+        .session_id)
 }
 
 fn message_text(updates: &[SessionUpdate]) -> String {
@@ -197,14 +213,7 @@ async fn edits_show_a_diff_and_cancel_ends_the_turn() {
     server.push(Script::hang());
     let cwd = env.project.clone();
     let updates = with_client(zut_acp(&env, &server), async move |cx| {
-        cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
-            .block_task()
-            .await?;
-        let sid = cx
-            .send_request(NewSessionRequest::new(cwd))
-            .block_task()
-            .await?
-            .session_id;
+        let sid = open_session(&cx, cwd).await?;
         let r = cx
             .send_request(PromptRequest::new(sid.clone(), text("edit it")))
             .block_task()
@@ -600,14 +609,7 @@ async fn session_load_replays_the_history_and_continues() {
     let id: Arc<Mutex<String>> = Arc::default();
     let id2 = id.clone();
     with_client(zut_acp(&env, &server), async move |cx| {
-        cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
-            .block_task()
-            .await?;
-        let sid = cx
-            .send_request(NewSessionRequest::new(cwd))
-            .block_task()
-            .await?
-            .session_id;
+        let sid = open_session(&cx, cwd).await?;
         *id2.lock().unwrap() = sid.0.to_string();
         cx.send_request(PromptRequest::new(sid, text("what is the secret?")))
             .block_task()
@@ -712,14 +714,7 @@ for line in sys.stdin:
     let updates = with_client(
         zut_acp_with(&env, &server, &["--no-ext", "--ext", &ext_arg]),
         async move |cx| {
-            cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
-                .block_task()
-                .await?;
-            let sid = cx
-                .send_request(NewSessionRequest::new(cwd))
-                .block_task()
-                .await?
-                .session_id;
+            let sid = open_session(&cx, cwd).await?;
             let r = cx
                 .send_request(PromptRequest::new(sid.clone(), text("crash it")))
                 .block_task()
@@ -778,14 +773,7 @@ for line in sys.stdin:
     let updates = with_client(
         zut_acp_with(&env, &server, &["--no-ext", "--ext", &ext_arg]),
         async move |cx| {
-            cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
-                .block_task()
-                .await?;
-            let sid = cx
-                .send_request(NewSessionRequest::new(cwd))
-                .block_task()
-                .await?
-                .session_id;
+            let sid = open_session(&cx, cwd).await?;
             for prompt in ["one", "two"] {
                 cx.send_request(PromptRequest::new(sid.clone(), text(prompt)))
                     .block_task()
@@ -872,14 +860,7 @@ for line in sys.stdin:
     let updates = with_client(
         zut_acp_with(&env, &server, &["--no-ext", "--ext", &ext_arg]),
         async move |cx| {
-            cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
-                .block_task()
-                .await?;
-            let sid = cx
-                .send_request(NewSessionRequest::new(cwd))
-                .block_task()
-                .await?
-                .session_id;
+            let sid = open_session(&cx, cwd).await?;
             for p in [
                 "/show  two words ",
                 "/ASK it",
