@@ -80,6 +80,9 @@ pub struct HeldReply {
     pub rows: Vec<Line<'static>>,
     /// The streamed text.
     pub text: String,
+    /// Characters streamed so far (counted as they arrive: the live row
+    /// shows it every frame).
+    pub chars: usize,
 }
 
 impl HeldReply {
@@ -88,6 +91,7 @@ impl HeldReply {
         Self {
             rows: Vec::new(),
             text: String::new(),
+            chars: 0,
         }
     }
 

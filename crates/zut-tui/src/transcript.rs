@@ -211,7 +211,10 @@ impl Transcript {
                 s.push(delta, theme);
                 let committed = s.take_committed();
                 match &mut self.held {
-                    Some(h) => h.rows.extend(committed),
+                    Some(h) => {
+                        h.chars += delta.chars().count();
+                        h.rows.extend(committed);
+                    }
                     None => self.rows.extend(committed),
                 }
             }
@@ -323,8 +326,7 @@ impl Transcript {
             // What streams is not shown before the interceptors have said
             // what the user may see (a redaction must not flash by): one
             // line says the reply is being written and checked.
-            let streamed = h.text.chars().count()
-                + self.stream.as_ref().map_or(0, |s| s.text().chars().count());
+            let streamed = h.chars;
             rows.push(Line::default());
             rows.push(Line::from(Span::styled(
                 format!(
