@@ -24,6 +24,8 @@ pub struct Thinking {
     pub text: String,
     /// The last finished reasoning, for Ctrl+T.
     pub last: String,
+    /// Whether `last` is only the start of that reasoning.
+    pub last_cut: bool,
 }
 
 /// Bytes of one reasoning kept for Ctrl+T (the count goes on).
@@ -51,7 +53,7 @@ impl Thinking {
             width,
             style,
         ));
-        if self.last.len() >= MAX_KEPT {
+        if self.last_cut {
             rows.push(Line::from(Span::styled(
                 "    … (the rest was not kept)",
                 theme.dim,
@@ -104,20 +106,20 @@ pub(crate) fn on_event(app: &mut App, ev: &AgentEvent, now: Instant) {
 
 /// Reasoning ended: its collapsed row goes to the transcript.
 pub(crate) fn finish(app: &mut App, now: Instant) {
-    let last = std::mem::take(&mut app.thinking.last);
-    let mut t = std::mem::take(&mut app.thinking);
-    let Some(since) = t.since else {
-        app.thinking.last = last;
+    let t = &mut app.thinking;
+    let Some(since) = t.since.take() else {
         return;
     };
-    app.thinking.last = std::mem::take(&mut t.text);
+    let chars = std::mem::take(&mut t.chars);
+    t.last = std::mem::take(&mut t.text);
+    t.last_cut = chars > t.last.chars().count();
     let secs = now.saturating_duration_since(since).as_secs_f64();
     let row = Line::from(vec![
         Span::styled("  ✻ ", app.theme.accent),
         Span::styled(
             format!(
                 "thought for {secs:.0}s · {} characters · ctrl+t",
-                count(t.chars)
+                count(chars)
             ),
             app.theme.dim,
         ),
