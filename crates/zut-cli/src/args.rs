@@ -194,7 +194,20 @@ pub fn run(argv: Vec<String>) -> i32 {
     if args.list_models {
         return crate::config_cmd::list_models(&args);
     }
+    // Piped stdin with no mode flag is a print run, as in the Go original
+    // (`cat README.md | zut "summarize this"`).
+    let mode = if mode == Mode::Interactive && !stdin_is_terminal() {
+        Mode::Print
+    } else {
+        mode
+    };
     crate::agent_mode::run(args, mode)
+}
+
+/// Whether standard input is a terminal.
+fn stdin_is_terminal() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdin().is_terminal()
 }
 
 /// Prints help/version (exit 0) or a `zut: <message>` error (exit 1).

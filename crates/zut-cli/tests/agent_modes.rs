@@ -256,14 +256,109 @@ async fn piped_stdin_joins_the_prompt_and_stats_are_written() {
     .await;
     assert_eq!(r.code, 0, "{r:?}");
     let body = &server.requests()[0].raw_body;
-    assert!(body.contains("summarise this:"));
-    assert!(body.contains("line one\\nline two"), "{body}");
+    assert!(
+        body.contains("line one\\nline two\\nsummarise this:"),
+        "{body}"
+    );
     let s: Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
     assert_eq!(s["provider"], "anthropic");
     assert_eq!(s["model"], "test-model");
     assert!(s["input_tokens"].as_u64().is_some());
     assert!(s["output_tokens"].as_u64().is_some());
     assert!(s["elapsed_ms"].as_u64().is_some());
+}
+
+/// The request's last user text (Anthropic wire), without the hidden
+/// `<context>` block zut appends.
+fn last_user_text(server: &LlmServer) -> String {
+    let body: Value = serde_json::from_str(&server.requests()[0].raw_body).unwrap();
+    let msg = body["messages"].as_array().unwrap().last().unwrap().clone();
+    let text = msg["content"][0]["text"].as_str().unwrap().to_string();
+    text
+}
+
+#[tokio::test]
+async fn piped_stdin_implies_print_mode_and_comes_first_in_every_mode() {
+    for (mode, expect_stdout) in [
+        (None, "the answer\n"),
+        (Some("--stream"), "the answer\n"),
+        (Some("--json"), ""),
+    ] {
+        let env = TestEnv::new();
+        let server = LlmServer::start().await.unwrap();
+        server.push(Script::anthropic_text("the answer"));
+        let mut args = vec!["--no-ext", "--no-session"];
+        args.extend(mode);
+        args.push("summarize this");
+        let r = zut_llm(&env, &server, &args, Some("# README\nline two\n")).await;
+        assert_eq!(r.code, 0, "{mode:?}: {r:?}");
+        let text = last_user_text(&server);
+        assert!(
+            text.starts_with("# README\nline two\nsummarize this"),
+            "{mode:?}: {text:?}"
+        );
+        if mode == Some("--json") {
+            let events = json_lines(&r.stdout);
+            assert!(events.iter().any(|e| e["type"] == "done"), "{events:?}");
+        } else {
+            assert_eq!(r.stdout, expect_stdout, "{mode:?}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn binary_or_non_utf8_piped_stdin_is_a_clear_error() {
+    for (bytes, what) in [
+        (&b"PNG\x00\x01rest"[..], "binary (a NUL byte at offset 3)"),
+        (
+            &b"caf\xe9 au lait"[..],
+            "not UTF-8 text (invalid byte at offset 3)",
+        ),
+    ] {
+        let env = TestEnv::new();
+        let server = LlmServer::start().await.unwrap();
+        server.push(Script::anthropic_text("never"));
+        let mut cmd = llm_cmd(&env, &server, &["--no-ext", "read this"]);
+        cmd.stdin(Stdio::piped());
+        let bytes = bytes.to_vec();
+        let out = tokio::task::spawn_blocking(move || {
+            use std::io::Write;
+            let mut child = cmd.spawn().unwrap();
+            let mut stdin = child.stdin.take().unwrap();
+            stdin.write_all(&bytes).unwrap();
+            drop(stdin);
+            child.wait_with_output().unwrap()
+        })
+        .await
+        .unwrap();
+        let r = Run::from(out);
+        assert_eq!(r.code, 1, "{r:?}");
+        assert!(r.stderr.contains(what), "{what}: {r:?}");
+        assert!(server.requests().is_empty(), "no request was sent");
+    }
+}
+
+#[tokio::test]
+async fn ten_megabytes_of_piped_stdin_are_accepted() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_text("read it all"));
+    let big = "0123456789abcdef\n".repeat(10 * 1024 * 1024 / 17);
+    let r = zut_llm(
+        &env,
+        &server,
+        &["--no-ext", "--no-session", "-p", "count"],
+        Some(&big),
+    )
+    .await;
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.stdout, "read it all\n");
+    let text = last_user_text(&server);
+    assert!(
+        text.len() > 10_000_000 && text.ends_with("\ncount"),
+        "{}",
+        text.len()
+    );
 }
 
 #[tokio::test]
