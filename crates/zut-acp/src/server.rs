@@ -401,7 +401,7 @@ async fn pump(
             ControllerEvent::JobFinished { .. } => continue,
             ControllerEvent::Agent(a) => a,
             // Other front ends' own markers: nothing for ACP.
-            ControllerEvent::Note(_) => continue,
+            ControllerEvent::Note(_) | ControllerEvent::ExtensionsReady { .. } => continue,
             ControllerEvent::Ui(u) => match AgentEvent::from_ui(&u) {
                 Some(a) => a,
                 None => continue,

@@ -7,9 +7,11 @@
 
 mod agent;
 pub mod approval;
+pub mod commands;
 pub mod compaction;
 pub mod config;
 pub mod controller;
+pub mod conversation;
 pub mod event;
 pub mod outcome;
 pub mod session_bridge;

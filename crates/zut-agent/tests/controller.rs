@@ -49,6 +49,7 @@ fn names(evs: &[ControllerEvent]) -> Vec<String> {
             }
             ControllerEvent::JobFinished { .. } => "finished".into(),
             ControllerEvent::Note(n) => format!("note:{n}"),
+            ControllerEvent::ExtensionsReady { .. } => "ready".into(),
         })
         .collect()
 }

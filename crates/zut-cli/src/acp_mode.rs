@@ -1,19 +1,20 @@
 //! `zut acp`: the Agent Client Protocol agent on stdin/stdout. Each ACP
-//! session gets a conversation set up as the other modes set theirs up
-//! (flags, config, provider, extensions), working in the client's cwd.
+//! session is a conversation opened as every mode opens one
+//! (`zut_agent::conversation::open`, from the global flags and config),
+//! working in the client's cwd; one process holds as many live sessions as
+//! the client opens.
 
 use std::sync::Arc;
 
 use zut_acp::{Backend, BoxFuture, Conversation, OpenRequest};
-use zut_agent::Agent;
-use zut_ext_host::{ui_channel, ExtensionHost};
-use zut_protocol::EventName;
+use zut_agent::conversation::SessionRequest;
 
-use crate::agent_mode::{session, setup};
+use crate::agent_mode::setup;
 use crate::args::GlobalArgs;
 use zut_session::Choice;
 
-/// Builds a conversation per `session/new` from the global flags.
+/// Builds a conversation per `session/new` / `session/load` from the
+/// global flags.
 struct CliBackend {
     args: GlobalArgs,
 }
@@ -29,50 +30,35 @@ impl Backend for CliBackend {
             // and shows reasoning as thought chunks.
             setup.agent.confirm_tools = args.no_yolo;
             setup.agent.reasoning_events = true;
-            let provider = setup.provider?;
-            let (home, cwd) = (setup.agent.system.zut_home.clone(), setup.agent.cwd.clone());
+            setup.files = req.files;
+            if let Err(e) = &setup.provider {
+                return Err(e.clone());
+            }
             // Each ACP session is a session file (new, or the one
-            // `session/load` names) unless `--no-session`.
+            // `session/load` names) unless `--no-session`. A file another
+            // zut process writes is refused (one writer per file).
             let choice = match req.resume {
                 Some(id) => Some(Choice::Resume(id)),
                 None if keep => Some(Choice::New),
                 None => None,
             };
-            let opened = match &choice {
-                Some(c) => Some(session::open(
-                    c,
-                    &home,
-                    &cwd,
-                    &setup.host_provider,
-                    &setup.host_model,
-                    "",
-                )?),
+            let request = SessionRequest {
+                choice,
+                title: String::new(),
+            };
+            let conv = zut_agent::conversation::open(setup, request)?;
+            let session_id = match &conv.session {
+                Some(path) => Some(
+                    zut_session::read(path)
+                        .map(|s| s.meta.id)
+                        .map_err(|e| e.to_string())?,
+                ),
                 None => None,
             };
-            let info = opened
-                .as_ref()
-                .map(|o| session::attach_to_host(o, &mut setup.host));
-            let (ui_tx, ui_rx) = ui_channel();
-            let (host, report) = ExtensionHost::start(setup.host, ui_tx).await;
-            for e in &report.errors {
-                crate::errln!("zut: extension: {e}");
-            }
-            let host = Arc::new(host);
-            host.emit_session_event(EventName::SESSION_START, info.clone());
-            if info.is_some() {
-                host.emit_session_event(EventName::SESSION_OPENED, info);
-            }
-            let mut agent = Agent::new(provider, Some(host), setup.agent);
-            let session_id = opened.map(|o| {
-                let id = o.writer.meta().id.clone();
-                agent.attach_session(o.writer, o.snapshot.as_ref());
-                id
-            });
-            agent.set_file_access(req.files);
-            let (controller, events) = zut_agent::Controller::new(agent, Some(ui_rx));
+            conv.controller.ready().await;
             Ok(Conversation {
-                controller,
-                events,
+                controller: conv.controller,
+                events: conv.events,
                 session_id,
             })
         })

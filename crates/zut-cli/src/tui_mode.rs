@@ -4,83 +4,94 @@
 //! terminal is handed to `zut-tui`.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use tokio::runtime::Handle;
 use tokio::sync::mpsc;
 use zut_agent::controller::{CommandOutcome as Outcome, JobOutcome};
-use zut_agent::{Agent, AgentEvent};
-use zut_ext_host::{ui_channel, ExtensionHost};
+use zut_agent::conversation::SessionRequest;
+use zut_agent::{AgentEvent, ControllerEvent, EventStream};
+use zut_ext_host::ExtensionHost;
 use zut_protocol::EventName;
 use zut_providers::Part;
-use zut_tui::{CommandInfo, CommandOutcome, Controller, TuiEvent};
+use zut_tui::pickers::PickerKind;
+use zut_tui::{CommandInfo, CommandOutcome, TuiEvent};
 
 use crate::agent_mode::{session, setup};
 use crate::args::GlobalArgs;
+use crate::tui_session::Place;
 
-/// A request from the TUI to the conversation thread.
-enum Request {
-    Prompt(String),
-    Command(String, String),
-    Abort,
-    PanelKey {
-        extension: String,
-        panel_id: String,
-        key: String,
-        text: String,
-    },
-    PanelClose {
-        extension: String,
-        panel_id: String,
-    },
-    OpenPicker(zut_tui::pickers::PickerKind),
-    Pick(zut_tui::pickers::PickerKind, String),
-    Approve(u64, zut_agent::approval::ApprovalDecision),
-    Rename(String, String),
-    Search(bool, String),
+/// The TUI's handle on the conversation: the controller's own operations,
+/// called from the TUI's thread (they never block); the few that wait for
+/// a job (commands, session moves, pickers) run on the conversation's
+/// runtime and answer with [`TuiEvent`]s.
+struct TuiController {
+    ctrl: zut_agent::Controller,
+    rt: Handle,
+    tx: mpsc::UnboundedSender<TuiEvent>,
+    place: Arc<Mutex<Place>>,
+    config: Arc<zut_agent::AgentConfig>,
+    /// `/yolo`: tool calls wait for the confirmation dialog (`--no-yolo`).
+    confirm_tools: AtomicBool,
 }
 
-/// The TUI's handle on the conversation thread: requests go in order
-/// through a channel, so the TUI never waits for the conversation.
-struct ChannelController {
-    tx: mpsc::UnboundedSender<Request>,
-}
-
-impl Controller for ChannelController {
+impl zut_tui::Controller for TuiController {
     fn prompt(&mut self, text: String) {
-        let _ = self.tx.send(Request::Prompt(text));
+        self.ctrl.prompt(vec![Part::Text { text }], None);
     }
 
     fn command(&mut self, name: String, args: String) {
-        let _ = self.tx.send(Request::Command(name, args));
+        match name.as_str() {
+            "new" => {
+                let (ctrl, tx, place) = (self.ctrl.clone(), self.tx.clone(), self.place.clone());
+                self.rt.spawn(async move {
+                    crate::tui_session::new_session(&ctrl, &place, &tx).await;
+                });
+            }
+            "yolo" => self.yolo(&args),
+            _ => {
+                // Commands answer on their own task, so Esc (an abort) and
+                // panel keys are not stuck behind a slow extension.
+                let (ctrl, tx, cfg) = (self.ctrl.clone(), self.tx.clone(), self.config.clone());
+                self.rt.spawn(async move {
+                    let (label, outcome) = run_command(&ctrl, &name, &args, &tx, &cfg).await;
+                    let _ = tx.send(TuiEvent::CommandDone { label, outcome });
+                });
+            }
+        }
     }
 
     fn abort(&mut self) {
-        let _ = self.tx.send(Request::Abort);
+        self.ctrl.abort();
     }
 
     fn panel_key(&mut self, extension: &str, panel_id: &str, key: &str, text: &str) {
-        let _ = self.tx.send(Request::PanelKey {
-            extension: extension.to_string(),
-            panel_id: panel_id.to_string(),
-            key: key.to_string(),
-            text: text.to_string(),
-        });
+        self.ctrl.panel_key(extension, panel_id, key, text);
     }
 
     fn panel_close(&mut self, extension: &str, panel_id: &str) {
-        let _ = self.tx.send(Request::PanelClose {
-            extension: extension.to_string(),
-            panel_id: panel_id.to_string(),
+        self.ctrl.panel_close(extension, panel_id);
+    }
+
+    fn open_picker(&mut self, kind: PickerKind) {
+        let (ctrl, tx, place, cfg) = (
+            self.ctrl.clone(),
+            self.tx.clone(),
+            self.place.clone(),
+            self.config.clone(),
+        );
+        self.rt.spawn(async move {
+            crate::tui_session::open(&ctrl, &place, kind, &tx, &cfg);
         });
     }
 
-    fn open_picker(&mut self, kind: zut_tui::pickers::PickerKind) {
-        let _ = self.tx.send(Request::OpenPicker(kind));
-    }
-
-    fn pick(&mut self, kind: zut_tui::pickers::PickerKind, value: String) {
-        let _ = self.tx.send(Request::Pick(kind, value));
+    fn pick(&mut self, kind: PickerKind, value: String) {
+        let (ctrl, tx, place) = (self.ctrl.clone(), self.tx.clone(), self.place.clone());
+        self.rt.spawn(async move {
+            crate::tui_session::pick(&ctrl, &place, kind, &value, &tx).await;
+        });
     }
 
     fn answer_approval(
@@ -88,15 +99,49 @@ impl Controller for ChannelController {
         request_id: u64,
         decision: zut_agent::approval::ApprovalDecision,
     ) {
-        let _ = self.tx.send(Request::Approve(request_id, decision));
+        self.ctrl.answer_approval(request_id, decision);
     }
 
     fn rename_session(&mut self, path: String, title: String) {
-        let _ = self.tx.send(Request::Rename(path, title));
+        let (ctrl, tx, place) = (self.ctrl.clone(), self.tx.clone(), self.place.clone());
+        self.rt.spawn(async move {
+            crate::tui_session::rename(&ctrl, &place, &path, &title, &tx).await;
+        });
     }
 
     fn search_sessions(&mut self, all: bool, query: String) {
-        let _ = self.tx.send(Request::Search(all, query));
+        let place = self.place.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        crate::tui_session::search(&place, all, query, &self.tx);
+    }
+}
+
+impl TuiController {
+    /// `/yolo [on|off]`: tool calls run without asking (the default) or
+    /// wait for the confirmation dialog (`--no-yolo`).
+    fn yolo(&mut self, args: &str) {
+        let current = self.confirm_tools.load(Ordering::SeqCst);
+        let outcome = match args.trim() {
+            "" => Ok(!current),
+            "on" => Ok(false),
+            "off" => Ok(true),
+            other => Err(format!("/yolo {other:?}: use /yolo, /yolo on or /yolo off")),
+        };
+        let outcome = match outcome {
+            Ok(confirm) => {
+                self.confirm_tools.store(confirm, Ordering::SeqCst);
+                self.ctrl.set_confirm_tools(confirm);
+                CommandOutcome::Status(if confirm {
+                    "yolo off: each tool call waits for your answer".into()
+                } else {
+                    "yolo on: tool calls run without asking".into()
+                })
+            }
+            Err(e) => CommandOutcome::Error(e),
+        };
+        let _ = self.tx.send(TuiEvent::CommandDone {
+            label: "/yolo".into(),
+            outcome,
+        });
     }
 }
 
@@ -123,8 +168,6 @@ pub fn run(args: &GlobalArgs) -> i32 {
     setup.agent.reasoning_events = true;
     setup.agent.interception_events = true;
     let initial_prompt = Some(args.prompt.join(" ")).filter(|p| !p.trim().is_empty());
-    // The session is opened before the terminal is taken over, so a busy or
-    // unreadable file is reported on a normal screen.
     let (zut_home, cwd) = (setup.agent.system.zut_home.clone(), setup.agent.cwd.clone());
     // `-r` without an id: a new session, and the sessions picker at once.
     let pick_session = args.resume.as_deref() == Some("");
@@ -132,24 +175,10 @@ pub fn run(args: &GlobalArgs) -> i32 {
     if pick_session {
         chosen.resume = None;
     }
-    let opened = match session::choice(&chosen, &zut_home, &cwd) {
+    let choice = match session::choice(&chosen, &zut_home, &cwd) {
         Err(e) => return fail(&e),
-        Ok(None) => None,
-        Ok(Some(c)) => match session::open(
-            &c,
-            &zut_home,
-            &cwd,
-            &setup.host_provider,
-            &setup.host_model,
-            initial_prompt.as_deref().unwrap_or(""),
-        ) {
-            Ok(o) => Some(o),
-            Err(e) => return fail(&e),
-        },
+        Ok(c) => c,
     };
-    let info = opened
-        .as_ref()
-        .map(|o| session::attach_to_host(o, &mut setup.host));
     let runtime = || {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -159,7 +188,6 @@ pub fn run(args: &GlobalArgs) -> i32 {
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), _) | (_, Err(e)) => return fail(&format!("starting the runtime: {e}")),
     };
-    let cwd = setup.agent.cwd.clone();
     // config.json's `terminal_alerts_enabled` and the context window
     // (setup::build already reported any problem with the files).
     let (alerts_enabled, context_window, theme) =
@@ -172,43 +200,91 @@ pub fn run(args: &GlobalArgs) -> i32 {
             Err(_) => (true, None, String::new()),
         };
     let status = zut_tui::Status {
-        provider: setup.host_provider.clone(),
-        model: setup.host_model.clone(),
+        provider: setup.provider_name.clone(),
+        model: setup.model.clone(),
         reasoning: args.reasoning.clone().unwrap_or_default(),
         cwd: shown_path(&cwd),
         loading_extensions: !args.no_ext || !args.ext.is_empty(),
         context_window,
         ..Default::default()
     };
+    let home_root = setup.host.home.root().to_path_buf();
     let opts = zut_tui::Options {
         status,
-        history_path: Some(history_path(setup.host.home.root(), &cwd)),
-        initial_prompt,
+        history_path: Some(history_path(&home_root, &cwd)),
+        initial_prompt: initial_prompt.clone(),
         alerts_enabled,
-        cwd,
+        cwd: cwd.clone(),
         theme,
-        themes_dir: Some(setup.host.home.root().join("themes")),
-        config_path: Some(setup.host.home.root().join("config.json")),
+        themes_dir: Some(home_root.join("themes")),
+        config_path: Some(home_root.join("config.json")),
     };
+    let config = Arc::new(setup.agent.clone());
+    // The session is opened before the terminal is taken over, so a busy or
+    // unreadable file is reported on a normal screen. Extensions start on
+    // the conversation's thread: the first frame never waits for them.
+    let request = SessionRequest {
+        choice,
+        title: initial_prompt.unwrap_or_default(),
+    };
+    let conv = match conv_rt.block_on(async { zut_agent::conversation::open(setup, request) }) {
+        Ok(c) => c,
+        Err(e) => return fail(&e),
+    };
+    let (tx, ev_rx) = mpsc::unbounded_channel();
+    // A resumed conversation is painted before extensions start.
+    if let Some(snap) = &conv.resumed {
+        replay(snap, &tx);
+    }
+    let place = Place {
+        zut_home,
+        cwd,
+        current: conv.session.clone(),
+        all_scope: false,
+    };
+    if pick_session {
+        // `-r` without an id: the picker does not wait for extensions.
+        let _ = tx.send(TuiEvent::Picker(crate::tui_session::sessions(
+            &place, false,
+        )));
+    }
+    let ctrl = conv.controller;
+    let forward = conv_rt.spawn(forward(
+        conv.events,
+        ctrl.clone(),
+        tx.clone(),
+        config.clone(),
+    ));
     // The conversation (model calls, tools, extensions) runs on its own
     // thread, so rendering never waits behind it.
-    let (ev_tx, ev_rx) = mpsc::unbounded_channel();
-    let (req_tx, req_rx) = mpsc::unbounded_channel();
+    let (close_tx, close_rx) = tokio::sync::oneshot::channel::<()>();
     let (done_tx, done_rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        conv_rt.block_on(conversation(
-            setup,
-            opened,
-            info,
-            ev_tx,
-            req_rx,
-            pick_session,
-        ));
-        let _ = done_tx.send(());
-    });
-    let ctrl = ChannelController { tx: req_tx };
-    let status = rt.block_on(zut_tui::run(Box::new(ctrl), ev_rx, opts));
-    // The controller is gone: the conversation thread stops its extensions.
+    let handle = conv_rt.handle().clone();
+    {
+        let (ctrl, tx) = (ctrl.clone(), tx.clone());
+        std::thread::spawn(move || {
+            conv_rt.block_on(async move {
+                let _ = close_rx.await;
+                if let Err(e) = ctrl.close().await {
+                    let _ = tx.send(TuiEvent::Info(format!("saving the session failed: {e}")));
+                }
+                drop(ctrl);
+                let _ = tokio::time::timeout(Duration::from_secs(1), forward).await;
+            });
+            let _ = done_tx.send(());
+        });
+    }
+    let tui = TuiController {
+        confirm_tools: AtomicBool::new(config.confirm_tools),
+        ctrl,
+        rt: handle,
+        tx,
+        place: Arc::new(Mutex::new(place)),
+        config,
+    };
+    let status = rt.block_on(zut_tui::run(Box::new(tui), ev_rx, opts));
+    // The TUI is gone: the conversation thread stops its extensions.
+    let _ = close_tx.send(());
     let _ = done_rx.recv_timeout(Duration::from_secs(3));
     status
 }
@@ -239,162 +315,55 @@ fn history_path(home: &Path, cwd: &Path) -> PathBuf {
     home.join("history").join(format!("{h:016x}.jsonl"))
 }
 
-/// Starts the extensions, then serves the TUI's requests in order
-/// through the conversation controller.
-async fn conversation(
-    setup: setup::RunSetup,
-    opened: Option<zut_session::Opened>,
-    info: Option<zut_protocol::SessionInfo>,
+/// Forwards the controller's events to the TUI; when the extensions are
+/// up, their commands, themes and interceptors go too.
+async fn forward(
+    mut events: EventStream,
+    ctrl: zut_agent::Controller,
     tx: mpsc::UnboundedSender<TuiEvent>,
-    mut requests: mpsc::UnboundedReceiver<Request>,
-    pick_session: bool,
+    config: Arc<zut_agent::AgentConfig>,
 ) {
-    // A resumed conversation is painted before extensions start.
-    if let Some(snap) = opened.as_ref().and_then(|o| o.snapshot.as_ref()) {
-        replay(snap, &tx);
-    }
-    let mut place = crate::tui_session::Place {
-        zut_home: setup.agent.system.zut_home.clone(),
-        cwd: setup.agent.cwd.clone(),
-        current: opened.as_ref().map(|o| o.writer.path().to_path_buf()),
-        all_scope: false,
-    };
-    if pick_session {
-        // `-r` without an id: the picker does not wait for extensions.
-        let _ = tx.send(TuiEvent::Picker(crate::tui_session::sessions(
-            &place, false,
-        )));
-    }
-    // Extension frames are forwarded from the start, so an extension that
-    // draws while starting never waits for the controller.
-    let (ui_tx, mut ui_rx) = ui_channel();
-    let ui_fwd = tx.clone();
-    let drain = tokio::spawn(async move {
-        while let Some(ev) = ui_rx.recv().await {
-            if let Some(a) = AgentEvent::from_ui_extended(&ev) {
-                let _ = ui_fwd.send(TuiEvent::Agent(a));
+    while let Some(ev) = events.next().await {
+        let out = match ev {
+            ControllerEvent::Agent(a) => TuiEvent::Agent(a),
+            ControllerEvent::Ui(u) => match AgentEvent::from_ui_extended(&u) {
+                Some(a) => TuiEvent::Agent(a),
+                None => continue,
+            },
+            ControllerEvent::JobStarted { .. } => TuiEvent::JobStarted,
+            ControllerEvent::JobFinished { .. } => TuiEvent::JobFinished,
+            ControllerEvent::ExtensionsReady { errors } => {
+                if let Some(host) = ctrl.host() {
+                    extensions_ready(&host, errors, &tx, &config);
+                }
+                continue;
             }
+            ControllerEvent::Note(_) => continue,
+        };
+        if tx.send(out).is_err() {
+            break;
         }
-    });
-    let (host, report) = ExtensionHost::start(setup.host, ui_tx).await;
-    let host = Arc::new(host);
-    // protocol.md §10.3: session_start, then session_opened with a session.
-    host.emit_session_event(EventName::SESSION_START, info.clone());
-    if info.is_some() {
-        host.emit_session_event(EventName::SESSION_OPENED, info);
     }
-    let errors = report.errors.iter().map(ToString::to_string).collect();
-    // Skills are rediscovered with the commands (start-up, /reload-ext).
-    let skill_config = Arc::new(setup.agent.clone());
+}
+
+/// Tells the TUI what the (re)loaded extensions offer.
+fn extensions_ready(
+    host: &ExtensionHost,
+    errors: Vec<String>,
+    tx: &mpsc::UnboundedSender<TuiEvent>,
+    config: &zut_agent::AgentConfig,
+) {
     let _ = tx.send(TuiEvent::ExtensionsReady {
-        commands: extension_commands(&host, &skill_config),
+        commands: extension_commands(host, config),
         errors,
     });
-    let _ = tx.send(TuiEvent::ExtensionThemes(extension_themes(&host)));
+    let _ = tx.send(TuiEvent::ExtensionThemes(extension_themes(host)));
     let _ = tx.send(TuiEvent::ToolGuards(
         host.interceptors(EventName::TOOL_CALL),
     ));
     let _ = tx.send(TuiEvent::MessageGuards(
         host.interceptors(EventName::ASSISTANT_MESSAGE),
     ));
-    let Ok(provider) = setup.provider else {
-        return;
-    };
-    let mut agent = Agent::new(provider, Some(host.clone()), setup.agent);
-    if let Some(o) = opened {
-        agent.attach_session(o.writer, o.snapshot.as_ref());
-    }
-    let (mut ctrl, mut events) = crate::tui_session::start(agent, &tx);
-    // `/yolo`: tool calls run without asking (the default) or wait for the
-    // confirmation dialog (`--no-yolo`).
-    let mut confirm_tools = skill_config.confirm_tools;
-    while let Some(req) = requests.recv().await {
-        match req {
-            Request::Prompt(text) => {
-                ctrl.prompt(vec![Part::Text { text }], None);
-            }
-            Request::Abort => {
-                ctrl.abort();
-            }
-            Request::PanelKey {
-                extension,
-                panel_id,
-                key,
-                text,
-            } => ctrl.panel_key(&extension, &panel_id, &key, &text),
-            Request::PanelClose {
-                extension,
-                panel_id,
-            } => ctrl.panel_close(&extension, &panel_id),
-            Request::Approve(id, decision) => {
-                ctrl.answer_approval(id, decision);
-            }
-            Request::OpenPicker(kind) => {
-                crate::tui_session::open(&ctrl, &mut place, kind, &tx, &skill_config)
-            }
-            Request::Search(all, query) => crate::tui_session::search(&place, all, query, &tx),
-            Request::Rename(path, title) => {
-                crate::tui_session::rename(&mut ctrl, &mut events, &place, &path, &title, &tx)
-                    .await;
-            }
-            Request::Command(name, _) if name == "new" => {
-                crate::tui_session::new_session(&mut ctrl, &mut events, &mut place, &tx).await;
-                let _ = tx.send(TuiEvent::CommandDone {
-                    label: "/new".into(),
-                    outcome: CommandOutcome::Noop,
-                });
-            }
-            Request::Command(name, args) if name == "yolo" => {
-                let outcome = match args.trim() {
-                    "" => Ok(!confirm_tools),
-                    "on" => Ok(false),
-                    "off" => Ok(true),
-                    other => Err(format!("/yolo {other:?}: use /yolo, /yolo on or /yolo off")),
-                };
-                let outcome = match outcome {
-                    Ok(confirm) => {
-                        confirm_tools = confirm;
-                        ctrl.set_confirm_tools(confirm);
-                        CommandOutcome::Status(if confirm {
-                            "yolo off: each tool call waits for your answer".into()
-                        } else {
-                            "yolo on: tool calls run without asking".into()
-                        })
-                    }
-                    Err(e) => CommandOutcome::Error(e),
-                };
-                let _ = tx.send(TuiEvent::CommandDone {
-                    label: "/yolo".into(),
-                    outcome,
-                });
-            }
-            Request::Pick(kind, value) => {
-                crate::tui_session::pick(&mut ctrl, &mut events, &mut place, kind, &value, &tx)
-                    .await;
-            }
-            Request::Command(name, args) => {
-                // Commands answer on their own task, so Esc (an abort) and
-                // panel keys are not stuck behind a slow extension.
-                let (ctrl, tx, cfg) = (ctrl.clone(), tx.clone(), skill_config.clone());
-                tokio::spawn(async move {
-                    let (label, outcome) = run_command(&ctrl, &name, &args, &tx, &cfg).await;
-                    let _ = tx.send(TuiEvent::CommandDone { label, outcome });
-                });
-            }
-        }
-    }
-    ctrl.abort();
-    let agent = ctrl.shutdown().await;
-    if let Some(mut agent) = agent {
-        if let Some(Err(e)) = agent.close_session() {
-            let _ = tx.send(TuiEvent::Info(format!("saving the session failed: {e}")));
-        }
-    }
-    drop(ctrl);
-    host.shutdown().await;
-    drop(host);
-    let _ = tokio::time::timeout(Duration::from_secs(1), drain).await;
-    let _ = tokio::time::timeout(Duration::from_secs(1), events).await;
 }
 
 /// `theme.json` and `themes/theme.json` of every loaded extension
@@ -465,17 +434,7 @@ async fn run_command(
             match job.outcome().await {
                 JobOutcome::Reload(r) => {
                     if let Some(host) = ctrl.host() {
-                        let _ = tx.send(TuiEvent::ExtensionsReady {
-                            commands: extension_commands(host, skill_config),
-                            errors: r.errors.clone(),
-                        });
-                        let _ = tx.send(TuiEvent::ExtensionThemes(extension_themes(host)));
-                        let _ = tx.send(TuiEvent::ToolGuards(
-                            host.interceptors(EventName::TOOL_CALL),
-                        ));
-                        let _ = tx.send(TuiEvent::MessageGuards(
-                            host.interceptors(EventName::ASSISTANT_MESSAGE),
-                        ));
+                        extensions_ready(&host, r.errors.clone(), tx, skill_config);
                     }
                     CommandOutcome::Status(format!(
                         "reloaded: {} stopped, {} loaded ({} ready)",

@@ -2,23 +2,23 @@
 //! `/sessions`, `/fork`, the session tree and `/model`, and what a pick
 //! does (resume another file, fork, check out a point of the history).
 //!
-//! Moving to another file needs the `Agent` itself, which the controller
-//! owns: the controller is shut down (after aborting the running turn),
-//! the agent switched (`Agent::switch_session` / `fork_session`, which
-//! announce `session_forked` / `session_switched` to extensions) and a new
-//! controller started on it.
+//! The moves themselves are controller operations (`new_session`,
+//! `resume_session`, `fork_session`, `rename_session`): each is a job that
+//! runs before anything queued, after aborting the running turn, and
+//! announces `session_forked` / `session_switched` to extensions.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
-use zut_agent::{Agent, ControllerEvent};
+use zut_agent::controller::{JobOutcome, SessionMoved};
 use zut_session::{Role, SessionWriter, Snapshot};
 use zut_tui::pickers::{Picker, PickerItem, PickerKind};
 use zut_tui::{CommandOutcome, TuiEvent};
 
 /// Where the conversation's sessions live and which one is open.
+#[derive(Debug, Clone)]
 pub struct Place {
     /// `$ZUT_HOME`.
     pub zut_home: PathBuf,
@@ -36,46 +36,24 @@ impl Place {
     }
 }
 
-/// Starts a controller on `agent` and forwards its events to the TUI.
-pub fn start(
-    agent: Agent,
-    tx: &mpsc::UnboundedSender<TuiEvent>,
-) -> (zut_agent::Controller, JoinHandle<()>) {
-    let (ctrl, mut stream) = zut_agent::Controller::new(agent, None);
-    let fwd = tx.clone();
-    let events = tokio::spawn(async move {
-        while let Some(ev) = stream.next().await {
-            let out = match ev {
-                ControllerEvent::Agent(a) => TuiEvent::Agent(a),
-                ControllerEvent::Ui(u) => match zut_agent::AgentEvent::from_ui_extended(&u) {
-                    Some(a) => TuiEvent::Agent(a),
-                    None => continue,
-                },
-                ControllerEvent::JobStarted { .. } => TuiEvent::JobStarted,
-                ControllerEvent::JobFinished { .. } => TuiEvent::JobFinished,
-                ControllerEvent::Note(_) => continue,
-            };
-            if fwd.send(out).is_err() {
-                break;
-            }
-        }
-    });
-    (ctrl, events)
-}
-
 /// Sends the rows of picker `kind`.
 pub fn open(
     ctrl: &zut_agent::Controller,
-    place: &mut Place,
+    place: &Mutex<Place>,
     kind: PickerKind,
     tx: &mpsc::UnboundedSender<TuiEvent>,
     skill_config: &zut_agent::AgentConfig,
 ) {
-    match kind {
-        PickerKind::Sessions => place.all_scope = false,
-        PickerKind::AllSessions => place.all_scope = true,
-        _ => {}
-    }
+    let place = {
+        let mut place = lock(place);
+        match kind {
+            PickerKind::Sessions => place.all_scope = false,
+            PickerKind::AllSessions => place.all_scope = true,
+            _ => {}
+        }
+        place.clone()
+    };
+    let place = &place;
     let picker = match kind {
         PickerKind::Sessions => sessions(place, false),
         PickerKind::AllSessions => sessions(place, true),
@@ -231,7 +209,8 @@ fn all_sessions(zut_home: &Path) -> Vec<zut_session::SessionSummary> {
 /// `/skills`: every skill a user may invoke, with its source and file; a
 /// pick puts `/skill:<name> ` into the editor.
 fn skills(ctrl: &zut_agent::Controller, config: &zut_agent::AgentConfig) -> Picker {
-    let set = zut_agent::skills::load(config, ctrl.host().map(|h| h.as_ref()));
+    let host = ctrl.host();
+    let set = zut_agent::skills::load(config, host.as_deref());
     let items = set
         .visible()
         .map(|s| {
@@ -383,6 +362,11 @@ fn models(ctrl: &zut_agent::Controller) -> Picker {
     Picker::new(PickerKind::Model, "model", items)
 }
 
+/// The place, locked (a poisoned lock still holds a usable place).
+fn lock(place: &Mutex<Place>) -> std::sync::MutexGuard<'_, Place> {
+    place.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// What a pick asks for.
 enum Move {
     /// Resume another file.
@@ -396,73 +380,63 @@ enum Move {
     },
 }
 
+/// Waits for a session move's job.
+async fn moved(job: zut_agent::controller::JobHandle) -> Result<SessionMoved, String> {
+    match job.outcome().await {
+        JobOutcome::Session(r) => r,
+        JobOutcome::Dropped => Err("the conversation has stopped".into()),
+        other => Err(format!("unexpected outcome {other:?}")),
+    }
+}
+
 /// Does what a pick of `value` in picker `kind` asks: the conversation
 /// moves to another file and the TUI shows it.
 pub async fn pick(
-    ctrl: &mut zut_agent::Controller,
-    events: &mut JoinHandle<()>,
-    place: &mut Place,
+    ctrl: &zut_agent::Controller,
+    place: &Arc<Mutex<Place>>,
     kind: PickerKind,
     value: &str,
     tx: &mpsc::UnboundedSender<TuiEvent>,
 ) {
     let label = format!("/{}", kind.command());
-    let mv = match parse(place, kind, value) {
+    let snapshot = lock(place).clone();
+    let mv = match parse(&snapshot, kind, value) {
         Ok(m) => m,
         Err(e) => return error(tx, kind, e),
     };
-    // Open the target before stopping anything, so a busy file costs
-    // nothing.
-    let resumed = match &mv {
-        Move::Resume(path) => match SessionWriter::open(path) {
-            Ok(o) => Some(o),
-            Err(e) => return error(tx, kind, e.to_string()),
+    // A busy or unreadable target is refused before anything is aborted.
+    let (job, edit) = match mv {
+        Move::Resume(path) => match ctrl.resume_session(&path, None) {
+            Ok(job) => (job, None),
+            Err(e) => return error(tx, kind, e),
         },
-        Move::Fork { .. } => None,
+        Move::Fork { at, hidden, edit } => (ctrl.fork_session(at, hidden, None), edit),
     };
-    ctrl.abort();
-    let Some(mut agent) = ctrl.shutdown().await else {
-        return error(tx, kind, "the conversation has stopped".into());
+    let (path, snap) = match moved(job).await {
+        Ok(SessionMoved {
+            path: Some(path),
+            snapshot: Some(snap),
+        }) => (path, snap),
+        Ok(_) => return error(tx, kind, "no session (--no-session)".into()),
+        Err(e) => return error(tx, kind, e),
     };
-    let _ = tokio::time::timeout(Duration::from_secs(2), &mut *events).await;
-    let result = match (mv, resumed) {
-        (Move::Resume(path), Some((writer, snap))) => {
-            agent.switch_session(writer, &snap);
-            Ok((path, snap, None))
-        }
-        (Move::Fork { at, hidden, edit }, _) => agent
-            .fork_session(at, hidden)
-            .and_then(|p| {
-                zut_session::read(&p)
-                    .map(|s| (p, s))
-                    .map_err(|e| e.to_string())
-            })
-            .map(|(p, s)| (p, s, edit)),
-        (Move::Resume(_), None) => Err("internal: no file".into()),
+    lock(place).current = Some(path.clone());
+    let _ = tx.send(TuiEvent::SessionTotals(totals(&snap)));
+    let what = match kind {
+        PickerKind::Sessions | PickerKind::AllSessions => "resumed",
+        PickerKind::Fork => "forked into",
+        _ => "checked out",
     };
-    (*ctrl, *events) = start(agent, tx);
-    match result {
-        Err(e) => error(tx, kind, e),
-        Ok((path, snap, edit)) => {
-            place.current = Some(path.clone());
-            let _ = tx.send(TuiEvent::SessionTotals(totals(&snap)));
-            let what = match kind {
-                PickerKind::Sessions | PickerKind::AllSessions => "resumed",
-                PickerKind::Fork => "forked into",
-                _ => "checked out",
-            };
-            let _ = tx.send(TuiEvent::Info(format!(
-                "── {what} {} ──",
-                crate::tui_mode::shown_path(&path)
-            )));
-            crate::tui_mode::replay(&snap, tx);
-            if let Some(text) = edit {
-                let _ = tx.send(TuiEvent::CommandDone {
-                    label,
-                    outcome: CommandOutcome::Insert(text),
-                });
-            }
-        }
+    let _ = tx.send(TuiEvent::Info(format!(
+        "── {what} {} ──",
+        crate::tui_mode::shown_path(&path)
+    )));
+    crate::tui_mode::replay(&snap, tx);
+    if let Some(text) = edit {
+        let _ = tx.send(TuiEvent::CommandDone {
+            label,
+            outcome: CommandOutcome::Insert(text),
+        });
     }
 }
 
@@ -482,84 +456,40 @@ fn totals(snap: &Snapshot) -> zut_tui::status::Totals {
 /// or is removed when it got no content). Extensions see
 /// `session_switched`. With `--no-session` the conversation is cleared.
 pub async fn new_session(
-    ctrl: &mut zut_agent::Controller,
-    events: &mut JoinHandle<()>,
-    place: &mut Place,
+    ctrl: &zut_agent::Controller,
+    place: &Mutex<Place>,
     tx: &mpsc::UnboundedSender<TuiEvent>,
 ) {
-    let fail = |e: String| {
-        let _ = tx.send(TuiEvent::CommandDone {
-            label: "/new".into(),
-            outcome: CommandOutcome::Error(e),
-        });
+    let outcome = match moved(ctrl.new_session(None)).await {
+        Ok(m) => {
+            lock(place).current = m.path;
+            let _ = tx.send(TuiEvent::SessionTotals(Default::default()));
+            let _ = tx.send(TuiEvent::Info("── new session ──".into()));
+            CommandOutcome::Noop
+        }
+        Err(e) => CommandOutcome::Error(e),
     };
-    if place.current.is_none() {
-        ctrl.abort();
-        ctrl.clear();
-    } else {
-        let st = ctrl.state();
-        let new = zut_session::NewSession {
-            cwd: place.cwd.display().to_string(),
-            provider: st.provider,
-            model: st.model,
-            version: env!("CARGO_PKG_VERSION").to_string(),
-            title: String::new(),
-        };
-        let writer = match SessionWriter::create(&place.dir(), new) {
-            Ok(w) => w,
-            Err(e) => return fail(e.to_string()),
-        };
-        let snap = match zut_session::read(writer.path()) {
-            Ok(s) => s,
-            Err(e) => return fail(e.to_string()),
-        };
-        ctrl.abort();
-        let Some(mut agent) = ctrl.shutdown().await else {
-            return fail("the conversation has stopped".into());
-        };
-        let _ = tokio::time::timeout(Duration::from_secs(2), &mut *events).await;
-        let path = writer.path().to_path_buf();
-        agent.switch_session(writer, &snap);
-        (*ctrl, *events) = start(agent, tx);
-        place.current = Some(path);
-    }
-    let _ = tx.send(TuiEvent::SessionTotals(Default::default()));
-    let _ = tx.send(TuiEvent::Info("── new session ──".into()));
+    let _ = tx.send(TuiEvent::CommandDone {
+        label: "/new".into(),
+        outcome,
+    });
 }
 
 /// Renames the session file `path` (a `rename` row): the open one through
-/// the agent's writer (the controller is stopped and started again, as for
-/// a switch), another one by opening it (refused when another zut has it
-/// open). The sessions picker comes back with the new title.
+/// the controller (after the running turn), another one by opening it
+/// (refused when another zut has it open). The sessions picker comes back
+/// with the new title.
 pub async fn rename(
-    ctrl: &mut zut_agent::Controller,
-    events: &mut JoinHandle<()>,
-    place: &Place,
+    ctrl: &zut_agent::Controller,
+    place: &Mutex<Place>,
     path: &str,
     title: &str,
     tx: &mpsc::UnboundedSender<TuiEvent>,
 ) {
     let path = PathBuf::from(path);
+    let place = lock(place).clone();
     let result = if place.current.as_ref() == Some(&path) {
-        if ctrl.state().busy {
-            Err("the open session is renamed when the turn ends".to_string())
-        } else {
-            match ctrl.shutdown().await {
-                None => Err("the conversation has stopped".to_string()),
-                Some(mut agent) => {
-                    let _ = tokio::time::timeout(Duration::from_secs(2), &mut *events).await;
-                    let r = match agent.session_mut() {
-                        Some(s) => s
-                            .writer_mut()
-                            .rename(title, false)
-                            .map_err(|e| e.to_string()),
-                        None => Err("no session (--no-session)".to_string()),
-                    };
-                    (*ctrl, *events) = start(agent, tx);
-                    r
-                }
-            }
-        }
+        moved(ctrl.rename_session(title, None)).await.map(|_| ())
     } else {
         SessionWriter::open(&path)
             .and_then(|(mut w, _)| w.rename(title, false))
@@ -572,7 +502,7 @@ pub async fn rename(
         Err(e) => CommandOutcome::Error(format!("rename: {e}")),
     };
     // The picker comes back with the renamed row selected.
-    let picker = sessions(place, place.all_scope);
+    let picker = sessions(&place, place.all_scope);
     let at = picker
         .items
         .iter()

@@ -264,3 +264,82 @@ async fn session_flag_errors_and_a_file_in_use() {
     assert_eq!(rpc.finish().0, 1);
     assert!(!file.exists());
 }
+
+/// `{"type":"hello","capabilities":["sessions"]}` and its granted list.
+fn opt_in_sessions(rpc: &mut Rpc) {
+    let r = rpc.request(json!({"id":"h","type":"hello","capabilities":["sessions"]}));
+    assert_eq!(r["data"]["capabilities"], json!(["sessions"]), "{r}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opt_in_session_commands_move_the_conversation_over_pipes() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    for word in ["first answer", "second answer", "third answer"] {
+        server.push(Script::anthropic_text(word));
+    }
+    let mut rpc = Rpc::start(&env, &server, &["-c"], &[]);
+    // Without opting in, the Go protocol: unknown command.
+    let r = rpc.request(json!({"id":"n0","type":"new_session"}));
+    assert_eq!(r["success"], false);
+    assert_eq!(r["error"], "unknown command");
+    opt_in_sessions(&mut rpc);
+    prompt(&mut rpc, "one");
+    let first = rpc.request(json!({"id":"l","type":"list_sessions"}));
+    let sessions = first["data"]["sessions"].as_array().unwrap().clone();
+    assert_eq!(sessions.len(), 1, "{first}");
+    let first_path = sessions[0]["path"].as_str().unwrap().to_string();
+    let first_id = sessions[0]["id"].as_str().unwrap().to_string();
+
+    // new_session: an empty conversation in another file.
+    let r = rpc.request(json!({"id":"n","type":"new_session"}));
+    assert_eq!(r["success"], true, "{r}");
+    let second_path = r["data"]["path"].as_str().unwrap().to_string();
+    assert_ne!(second_path, first_path);
+    assert_eq!(r["data"]["message_count"], 0);
+    prompt(&mut rpc, "two");
+    assert_eq!(
+        messages(&mut rpc),
+        vec![pair("user", "two"), pair("assistant", "second answer")]
+    );
+
+    // switch_session by id (prefix): the first conversation is back.
+    let prefix = &first_id[..8];
+    let r = rpc.request(json!({"id":"s","type":"switch_session","session_id":prefix}));
+    assert_eq!(r["success"], true, "{r}");
+    assert_eq!(r["data"]["path"], first_path.as_str());
+    assert_eq!(
+        messages(&mut rpc),
+        vec![pair("user", "one"), pair("assistant", "first answer")]
+    );
+
+    // fork_session at the first message, then rename the branch.
+    let r = rpc.request(json!({"id":"f","type":"fork_session","at":1}));
+    assert_eq!(r["success"], true, "{r}");
+    let branch = PathBuf::from(r["data"]["path"].as_str().unwrap());
+    assert_eq!(zut_session::read(&branch).unwrap().meta.parent, first_id);
+    let r = rpc.request(json!({"id":"r","type":"rename_session","title":"A branch"}));
+    assert_eq!(r["data"]["title"], "A branch", "{r}");
+    assert_eq!(zut_session::read(&branch).unwrap().title, "A branch");
+
+    // A corrupt file chosen for resume: an error response, the process
+    // stays up and the conversation is unchanged.
+    let junk = sessions_dir(&env).join("broken.jsonl");
+    std::fs::write(&junk, "{\"type\":\"meta\"\nnot json at all\n").unwrap();
+    let r =
+        rpc.request(json!({"id":"bad","type":"switch_session","path":junk.display().to_string()}));
+    assert_eq!(r["success"], false, "{r}");
+    assert!(r["error"].as_str().unwrap().contains("broken.jsonl"), "{r}");
+    let r = rpc.request(json!({"id":"missing","type":"switch_session","session_id":"zzzzzz"}));
+    assert_eq!(r["success"], false, "{r}");
+    prompt(&mut rpc, "three");
+    assert_eq!(
+        messages(&mut rpc),
+        vec![
+            pair("user", "one"),
+            pair("user", "three"),
+            pair("assistant", "third answer")
+        ]
+    );
+    assert_eq!(rpc.finish().0, 0);
+}

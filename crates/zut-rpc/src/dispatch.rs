@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use base64::Engine;
 use tokio::task::JoinSet;
-use zut_agent::controller::{CommandOutcome, JobOutcome};
+use zut_agent::controller::{CommandOutcome, JobHandle, JobOutcome};
 use zut_agent::transcript::{json_blocks, now_rfc3339};
 use zut_agent::Controller;
 use zut_providers::{Message, Part, Role};
@@ -19,7 +19,7 @@ use super::parse::{parse, Context, Line};
 use super::wire::*;
 
 /// Opt-in capability names accepted in `hello`.
-pub const CAPABILITIES: &[&str] = &["commands", "ext_ui"];
+pub const CAPABILITIES: &[&str] = &["commands", "ext_ui", "sessions"];
 
 /// What the reader does after a line.
 #[derive(Debug, PartialEq, Eq)]
@@ -38,6 +38,10 @@ pub struct Dispatcher {
     pub cwd: String,
     pub commands: Arc<AtomicBool>,
     pub ext_ui: Arc<AtomicBool>,
+    /// Opted in to `sessions`.
+    pub sessions: bool,
+    /// `$ZUT_HOME`.
+    pub zut_home: std::path::PathBuf,
     /// Tasks still answering (`command`, `reload_ext`); awaited at EOF.
     pub tasks: JoinSet<()>,
 }
@@ -54,6 +58,7 @@ impl Dispatcher {
             authed: self.out.authed(),
             commands: self.commands.load(Ordering::Relaxed),
             ext_ui: self.ext_ui.load(Ordering::Relaxed),
+            sessions: self.sessions,
         };
         match parse(line, cx) {
             Line::Blank => Next::Continue,
@@ -194,6 +199,27 @@ impl Dispatcher {
                     .collect();
                 self.respond(Response::ok(id, kind, data(&CommandsData { commands })));
             }
+            Request::ListSessions { all } => {
+                let list = crate::sessions::list(&self.cwd, &self.zut_home, all);
+                self.respond(Response::ok(id, kind, data(&list)));
+            }
+            Request::NewSession => {
+                let job = c.new_session(None);
+                self.session_move(id, kind, Ok(job));
+            }
+            Request::SwitchSession { path, session_id } => {
+                let job = crate::sessions::target(&self.cwd, &self.zut_home, path, session_id)
+                    .and_then(|p| c.resume_session(&p, None));
+                self.session_move(id, kind, job);
+            }
+            Request::ForkSession { at, hidden } => {
+                let job = c.fork_session(at, hidden, None);
+                self.session_move(id, kind, Ok(job));
+            }
+            Request::RenameSession { title } => {
+                let job = c.rename_session(&title, None);
+                self.session_move(id, kind, Ok(job));
+            }
             Request::ReloadExt => {
                 let job = c.reload_extensions(None);
                 let out = self.out.clone();
@@ -216,6 +242,26 @@ impl Dispatcher {
             }
         }
         Next::Continue
+    }
+
+    /// Answers a session move when its job finished.
+    fn session_move(&mut self, id: Option<String>, kind: &str, job: Result<JobHandle, String>) {
+        let job = match job {
+            Ok(j) => j,
+            Err(e) => return self.respond(Response::err(id, kind, e)),
+        };
+        let out = self.out.clone();
+        let kind = kind.to_string();
+        self.tasks.spawn(async move {
+            let r = match job.outcome().await {
+                JobOutcome::Session(Ok(m)) => {
+                    Response::ok(id, &kind, data(&crate::sessions::moved(&m)))
+                }
+                JobOutcome::Session(Err(e)) => Response::err(id, &kind, e),
+                _ => Response::err(id, &kind, "the conversation has stopped"),
+            };
+            out.line(r.to_line());
+        });
     }
 
     fn hello(&mut self, id: Option<String>, token: Option<String>, caps: Vec<String>) -> Next {
@@ -241,6 +287,9 @@ impl Dispatcher {
         }
         if granted.iter().any(|g| g == "ext_ui") {
             self.ext_ui.store(true, Ordering::Relaxed);
+        }
+        if granted.iter().any(|g| g == "sessions") {
+            self.sessions = true;
         }
         let st = self.controller.state();
         let hello = HelloData {

@@ -83,6 +83,12 @@ pub async fn run(mut stream: EventStream, out: Out, ext_ui: Arc<AtomicBool>) {
                     bytes.extend_from_slice(line.as_bytes());
                     bytes.push(b'\n');
                 }
+                ControllerEvent::ExtensionsReady { errors } => {
+                    // stderr, as the Go original reports load errors.
+                    for err in errors {
+                        eprintln!("extension load: {err}");
+                    }
+                }
                 ControllerEvent::JobStarted { tag: None, .. }
                 | ControllerEvent::JobFinished { .. } => {}
             }

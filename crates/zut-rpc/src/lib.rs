@@ -22,6 +22,7 @@ mod output;
 mod parse;
 #[cfg(test)]
 mod schema;
+mod sessions;
 mod signals;
 pub mod wire;
 
@@ -31,7 +32,6 @@ use std::time::Duration;
 
 use tokio::task::JoinSet;
 use zut_agent::{Controller, EventStream};
-use zut_ext_host::ExtensionHost;
 
 use dispatch::{Dispatcher, Next};
 use lines::{Input, Lines, MAX_LINE};
@@ -49,10 +49,10 @@ pub struct Conversation {
     pub controller: Controller,
     /// Its one event stream.
     pub events: EventStream,
-    /// The extension host behind it (shut down when the run ends).
-    pub host: Arc<ExtensionHost>,
     /// The working directory reported by `get_state`.
     pub cwd: String,
+    /// `$ZUT_HOME` (the sessions of the opt-in `sessions` capability).
+    pub zut_home: std::path::PathBuf,
     /// The auth token (`ZUTCORE_RPC_TOKEN`), when one is required.
     pub token: Option<String>,
 }
@@ -65,8 +65,8 @@ pub async fn serve(conv: Conversation, stop: tokio::sync::oneshot::Receiver<()>)
     let Conversation {
         controller,
         events,
-        host,
         cwd,
+        zut_home,
         token,
     } = conv;
     let (out, writer) = Out::start(token.is_none());
@@ -79,6 +79,8 @@ pub async fn serve(conv: Conversation, stop: tokio::sync::oneshot::Receiver<()>)
         cwd,
         commands: Arc::new(AtomicBool::new(false)),
         ext_ui,
+        sessions: false,
+        zut_home,
         tasks: JoinSet::new(),
     };
     let ended = read_loop(&mut d, stop).await;
@@ -87,11 +89,9 @@ pub async fn serve(conv: Conversation, stop: tokio::sync::oneshot::Receiver<()>)
             errln!("zut: rpc: bad auth token");
             d.tasks.abort_all();
             controller.abort();
-            if let Some(mut agent) = controller.shutdown().await {
-                // Nothing was asked: a session file this run created goes.
-                let _ = agent.close_session();
-            }
-            host.shutdown_with_grace(Duration::from_millis(100)).await;
+            controller.drop_queued();
+            // Nothing was asked: a session file this run created goes.
+            let _ = controller.finish(Some(Duration::from_millis(100))).await;
         }
         Ended::Eof | Ended::Signal => {
             if ended == Ended::Eof {
@@ -113,19 +113,14 @@ pub async fn serve(conv: Conversation, stop: tokio::sync::oneshot::Receiver<()>)
                     }
                 }
             }
-            controller.wait_idle().await;
-            if let Some(mut agent) = controller.shutdown().await {
-                if let Some(Err(e)) = agent.close_session() {
-                    errln!("zut: {e}");
-                }
+            if let Err(e) = controller.finish(None).await {
+                errln!("zut: {e}");
             }
-            host.shutdown().await;
         }
     }
     d.tasks.abort_all();
     drop(d);
     drop(controller);
-    drop(host);
     // The stream ends once the host's UI channel is closed; its last
     // frames (ext_chrome_clear) are written before that.
     let abort = forwarder.abort_handle();

@@ -15,6 +15,9 @@ pub struct Context {
     pub commands: bool,
     /// Opted in to `ext_ui` (`panel_key`, `panel_close`).
     pub ext_ui: bool,
+    /// Opted in to `sessions` (`list_sessions`, `new_session`,
+    /// `switch_session`, `fork_session`, `rename_session`).
+    pub sessions: bool,
 }
 
 /// A request read from a line.
@@ -86,6 +89,9 @@ pub fn parse(line: &[u8], cx: Context) -> Line {
     let allowed = match kind.as_str() {
         "command" | "reload_ext" | "get_commands" => cx.commands,
         "panel_key" | "panel_close" => cx.ext_ui,
+        "list_sessions" | "new_session" | "switch_session" | "fork_session" | "rename_session" => {
+            cx.sessions
+        }
         _ => true,
     };
     match serde_json::from_value::<Request>(value) {
@@ -118,6 +124,11 @@ fn is_known(kind: &str) -> bool {
             | "panel_close"
             | "reload_ext"
             | "get_commands"
+            | "list_sessions"
+            | "new_session"
+            | "switch_session"
+            | "fork_session"
+            | "rename_session"
     )
 }
 

@@ -14,7 +14,7 @@ pub fn rpc_schema() -> Value {
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "zut RPC protocol v1",
-        "description": "One JSON object per line on stdin (Request) and stdout (Response or Event). Data objects are the `data` of successful responses, by command. Opt-in additions (`command`, `get_commands`, `panel_key`, `panel_close`, `reload_ext`, `ext_panel_*`, `ext_submit`, `ext_insert`) need `hello` capabilities.",
+        "description": "One JSON object per line on stdin (Request) and stdout (Response or Event). Data objects are the `data` of successful responses, by command. Opt-in additions (`command`, `get_commands`, `panel_key`, `panel_close`, `reload_ext`, `ext_panel_*`, `ext_submit`, `ext_insert`, `list_sessions`, `new_session`, `switch_session`, `fork_session`, `rename_session`) need `hello` capabilities.",
         "protocol_version": 1,
         "definitions": {
             "Request": v(schemars::schema_for!(Request)),
@@ -31,6 +31,8 @@ pub fn rpc_schema() -> Value {
             "CommandData": v(schemars::schema_for!(CommandData)),
             "ReloadData": v(schemars::schema_for!(ReloadData)),
             "CommandsData": v(schemars::schema_for!(CommandsData)),
+            "SessionData": v(schemars::schema_for!(SessionData)),
+            "SessionsData": v(schemars::schema_for!(SessionsData)),
         }
     })
 }

@@ -100,6 +100,42 @@ pub enum Request {
     /// Opt-in (`commands`): every command `command` runs (for completion
     /// in the client).
     GetCommands,
+    /// Opt-in (`sessions`): the session files of the working directory
+    /// (every directory's with `all`), newest first.
+    ListSessions {
+        /// Every directory's sessions.
+        #[serde(default)]
+        all: bool,
+    },
+    /// Opt-in (`sessions`): continue in a new, empty session file (the
+    /// running prompt is aborted first).
+    NewSession,
+    /// Opt-in (`sessions`): continue in another session file, by path or
+    /// id (the running prompt is aborted first; a file another zut writes
+    /// or a broken one is refused and nothing is aborted).
+    SwitchSession {
+        /// Path of the session file.
+        #[serde(default)]
+        path: Option<String>,
+        /// Session id (or a unique prefix), in the working directory.
+        #[serde(default)]
+        session_id: Option<String>,
+    },
+    /// Opt-in (`sessions`): branch the current session at effective
+    /// message `at` and continue in the branch.
+    ForkSession {
+        /// Messages kept (0 = none).
+        at: usize,
+        /// A tree checkout: hidden from session lists.
+        #[serde(default)]
+        hidden: bool,
+    },
+    /// Opt-in (`sessions`): rename the current session file (after the
+    /// running prompt).
+    RenameSession {
+        /// The new title.
+        title: String,
+    },
 }
 
 /// A response line.
@@ -328,6 +364,48 @@ pub struct CommandEntryData {
 pub struct CommandsData {
     /// Built-ins first, then extension commands, then skills.
     pub commands: Vec<CommandEntryData>,
+}
+
+/// A session move's data (opt-in `sessions`).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct SessionData {
+    /// The session file now open (absent with `--no-session`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Its id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// Its title.
+    pub title: String,
+    /// Its messages (the conversation's transcript now).
+    pub message_count: usize,
+}
+
+/// One row of `list_sessions` (opt-in `sessions`).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct SessionEntry {
+    /// Session id.
+    pub id: String,
+    /// File path.
+    pub path: String,
+    /// Title (`""` when untitled).
+    pub title: String,
+    /// Working directory it belongs to.
+    pub cwd: String,
+    /// Messages in the file.
+    pub message_count: usize,
+    /// Start time (RFC 3339).
+    pub started: String,
+    /// Parent session id when forked.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub parent_id: String,
+}
+
+/// `list_sessions` data (opt-in `sessions`).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct SessionsData {
+    /// Newest first.
+    pub sessions: Vec<SessionEntry>,
 }
 
 /// `reload_ext` data (opt-in).

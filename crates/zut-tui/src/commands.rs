@@ -24,52 +24,12 @@ impl CommandInfo {
     }
 }
 
-/// The built-in commands this TUI implements, in popup order.
+/// The built-in commands this TUI implements, in popup order (the one
+/// list in `zut_agent::commands`).
 pub fn builtins() -> Vec<CommandInfo> {
-    [
-        ("help", "show keys and commands"),
-        ("info", "provider, model, working directory, extensions"),
-        ("copy", "copy the last reply to the clipboard (OSC 52)"),
-        ("clear", "clear the conversation and notes"),
-        (
-            "new",
-            "start a new session (the current one stays in /sessions)",
-        ),
-        (
-            "theme",
-            "pick a theme (previewed as you move); /theme <name> switches",
-        ),
-        ("model", "pick a model; /model <id> switches"),
-        (
-            "reasoning",
-            "pick the reasoning level; /reasoning <level> sets it",
-        ),
-        ("settings", "model, reasoning, terminal alerts"),
-        (
-            "yolo",
-            "tool calls without asking (/yolo off: confirm each, like --no-yolo)",
-        ),
-        (
-            "skills",
-            "list skills; enter puts /skill:<name> in the editor",
-        ),
-        ("sessions", "resume a session of this directory"),
-        ("fork", "fork the session at one of your messages"),
-        (
-            "tree",
-            "the session's history and branches; check one out (Esc Esc)",
-        ),
-        (
-            "compact",
-            "summarise the conversation to free context (/compact [instructions])",
-        ),
-        ("reload-ext", "stop and restart every extension"),
-        ("exit", "exit zut"),
-        ("quit", "exit zut"),
-    ]
-    .iter()
-    .map(|(n, d)| CommandInfo::builtin(n, d))
-    .collect()
+    zut_agent::commands::tui()
+        .map(|c| CommandInfo::builtin(c.name, c.description))
+        .collect()
 }
 
 /// How well `name` matches `query`: lower is better; `None` is no match.

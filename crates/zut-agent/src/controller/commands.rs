@@ -40,11 +40,8 @@ pub enum CommandOutcome {
     Noop,
 }
 
-/// Built-in commands the controller runs itself.
-pub const CONTROLLER_COMMANDS: &[&str] = &["clear", "compact", "model", "reasoning", "reload-ext"];
-
 /// One command a front end can offer its user: a built-in of
-/// [`CONTROLLER_COMMANDS`], an extension's command or a skill
+/// [`crate::commands::headless`], an extension's command or a skill
 /// (`skill:<name>`, one entry per name and alias).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommandEntry {
@@ -58,46 +55,21 @@ pub struct CommandEntry {
     pub source: String,
 }
 
-/// The built-ins with their descriptions and argument hints.
-const BUILTINS: &[(&str, &str, Option<&str>)] = &[
-    (
-        "clear",
-        "Forget the conversation so far (the model starts over)",
-        None,
-    ),
-    (
-        "compact",
-        "Summarise the conversation to free context",
-        Some("what the summary should keep"),
-    ),
-    ("model", "Switch the model", Some("model id")),
-    (
-        "reasoning",
-        "Set the reasoning level",
-        Some("off, minimum, low, medium, high, xhigh or max"),
-    ),
-    (
-        "reload-ext",
-        "Restart the extensions and rediscover skills",
-        None,
-    ),
-];
-
 impl Controller {
     /// Every command [`Controller::command`] runs, built-ins first, then
     /// the extensions' commands (as registered), then skills (when skills
     /// are on). Skills are discovered anew on each call.
     pub fn command_list(&self) -> Vec<CommandEntry> {
-        let mut out: Vec<CommandEntry> = BUILTINS
-            .iter()
-            .map(|(name, description, hint)| CommandEntry {
-                name: (*name).to_string(),
-                description: (*description).to_string(),
-                hint: hint.map(str::to_string),
+        let mut out: Vec<CommandEntry> = crate::commands::headless()
+            .map(|c| CommandEntry {
+                name: c.name.to_string(),
+                description: c.description.to_string(),
+                hint: c.hint.map(str::to_string),
                 source: "zut".into(),
             })
             .collect();
-        if let Some(host) = &self.host {
+        let host = self.host();
+        if let Some(host) = &host {
             out.extend(host.commands().into_iter().map(|c| CommandEntry {
                 name: c.name,
                 description: c.description,
@@ -107,7 +79,7 @@ impl Controller {
         }
         let cfg = &self.shared.agent_config;
         if cfg.skills {
-            let set = crate::skills::load(cfg, self.host.as_deref());
+            let set = crate::skills::load(cfg, host.as_deref());
             for s in set.visible() {
                 for name in std::iter::once(&s.name).chain(&s.aliases) {
                     out.push(CommandEntry {
@@ -124,7 +96,7 @@ impl Controller {
 }
 
 impl Controller {
-    /// Runs `/name args`: a built-in of [`CONTROLLER_COMMANDS`] or an
+    /// Runs `/name args`: a headless built-in ([`crate::commands`]) or an
     /// extension command (waiting up to 30 s for its reply). A queued
     /// job carries `tag`. Errors are the texts to show.
     pub async fn command(
@@ -135,12 +107,16 @@ impl Controller {
     ) -> Result<CommandOutcome, String> {
         // `/skill:<name> [request]` (the name keeps its case): queued as a
         // prompt with the skill's body (`crate::skills::expand_command`).
+        // Extension commands (and extension-bundled skills) exist once the
+        // extensions started.
+        self.ready().await;
+        let host = self.host();
         let raw = format!("/{} {}", name.trim().trim_start_matches('/'), args.trim());
         if crate::skills::parse_command(&raw).is_some() {
             let cfg = &self.shared.agent_config;
             let set = cfg
                 .skills
-                .then(|| crate::skills::load(cfg, self.host.as_deref()));
+                .then(|| crate::skills::load(cfg, host.as_deref()));
             if let Some(expanded) = crate::skills::expand_command(set.as_ref(), &raw) {
                 let text = expanded?;
                 return Ok(CommandOutcome::Queued(
@@ -175,7 +151,7 @@ impl Controller {
             "reload-ext" => return Ok(CommandOutcome::Queued(self.reload_extensions(tag))),
             _ => {}
         }
-        let host = self.host.as_ref().ok_or_else(|| unknown(&name, &[]))?;
+        let host = host.ok_or_else(|| unknown(&name, &[]))?;
         if !host.has_command(&name) {
             let known: Vec<String> = host.commands().into_iter().map(|c| c.name).collect();
             return Err(unknown(&name, &known));
@@ -233,9 +209,8 @@ impl Controller {
 }
 
 fn unknown(name: &str, known: &[String]) -> String {
-    let mut all: Vec<String> = CONTROLLER_COMMANDS
-        .iter()
-        .map(|c| format!("/{c}"))
+    let mut all: Vec<String> = crate::commands::headless()
+        .map(|c| format!("/{}", c.name))
         .collect();
     all.extend(known.iter().map(|c| format!("/{c}")));
     format!("unknown command /{name} (available: {})", all.join(", "))

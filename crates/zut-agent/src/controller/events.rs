@@ -46,6 +46,13 @@ pub enum ControllerEvent {
         /// The job.
         job: JobId,
     },
+    /// The extensions the controller started are up (see
+    /// [`super::Controller::start`]): their commands, tools and
+    /// interceptors are registered now.
+    ExtensionsReady {
+        /// Load errors, one text each.
+        errors: Vec<String>,
+    },
     /// A front end's own note, pushed with [`super::Controller::note`]:
     /// delivered after everything pushed before it (RPC uses it to write a
     /// command's response after the events the command produced).

@@ -18,6 +18,8 @@ pub enum JobKind {
     Compact,
     /// An extension reload.
     Reload,
+    /// A session move (new, resume, fork, checkout, rename).
+    Session,
 }
 
 /// How a job ended.
@@ -30,6 +32,8 @@ pub enum JobOutcome {
     Compact(Result<String, String>),
     /// A reload: what loaded and what failed.
     Reload(ReloadSummary),
+    /// A session move: where the conversation is now, or why it stayed.
+    Session(Result<super::SessionMoved, String>),
     /// The controller shut down before the job ran.
     Dropped,
 }
@@ -71,6 +75,7 @@ pub(crate) enum Work {
     Prompt(Vec<Part>),
     Compact(Option<String>),
     Reload,
+    Session(super::SessionMove),
 }
 
 impl Work {
@@ -79,6 +84,7 @@ impl Work {
             Self::Prompt(_) => JobKind::Prompt,
             Self::Compact(_) => JobKind::Compact,
             Self::Reload => JobKind::Reload,
+            Self::Session(_) => JobKind::Session,
         }
     }
 }

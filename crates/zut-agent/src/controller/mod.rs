@@ -14,7 +14,9 @@ mod drop_queued;
 mod events;
 mod jobs;
 pub mod models;
+mod session_moves;
 mod shared;
+mod startup;
 mod state;
 mod worker;
 
@@ -25,16 +27,19 @@ use tokio::task::JoinHandle;
 use zut_ext_host::{ExtensionHost, UiReceiver};
 use zut_providers::{Message, Part, Provider};
 
-pub use commands::{CommandEntry, CommandOutcome, CONTROLLER_COMMANDS};
+pub use commands::{CommandEntry, CommandOutcome};
 pub use events::{ControllerEvent, EventStream, COALESCE_AFTER};
 pub use jobs::{JobHandle, JobId, JobKind, JobOutcome, ReloadSummary};
 pub use models::ModelInfo;
+pub use session_moves::{SessionMove, SessionMoved};
 pub use state::{level_name, parse_level, State, REASONING_LEVELS};
 
 use crate::agent::Agent;
 use events::EventQueue;
 use jobs::{Job, Work};
 use shared::Shared;
+use startup::HostSlot;
+pub use startup::Startup;
 
 /// Handle to a running conversation. Cheap to clone; every clone drives
 /// the same conversation. Must be created inside a tokio runtime.
@@ -42,7 +47,7 @@ use shared::Shared;
 pub struct Controller {
     shared: Arc<Shared>,
     events: EventQueue,
-    host: Option<Arc<ExtensionHost>>,
+    host: HostSlot,
     worker: Arc<std::sync::Mutex<Option<JoinHandle<Agent>>>>,
 }
 
@@ -56,9 +61,32 @@ impl Controller {
     /// [`Controller::set_confirm_tools`]): each one shows up in the stream
     /// as [`crate::AgentEvent::ToolApprovalRequested`] and waits for
     /// [`Controller::answer_approval`].
-    pub fn new(mut agent: Agent, ui: Option<UiReceiver>) -> (Self, EventStream) {
+    pub fn new(agent: Agent, ui: Option<UiReceiver>) -> (Self, EventStream) {
+        Self::spawn(agent, ui, None, None)
+    }
+
+    /// Like [`Controller::new`], but the worker first starts the extension
+    /// host of `startup` (and gives it to the agent) before running any
+    /// job; [`ControllerEvent::ExtensionsReady`] marks the moment. With
+    /// `unavailable`, the conversation has no model: commands that only
+    /// display work, and every prompt or compaction fails with that reason.
+    pub fn start(
+        agent: Agent,
+        ui: UiReceiver,
+        startup: Option<Startup>,
+        unavailable: Option<String>,
+    ) -> (Self, EventStream) {
+        Self::spawn(agent, Some(ui), startup, unavailable)
+    }
+
+    fn spawn(
+        mut agent: Agent,
+        ui: Option<UiReceiver>,
+        startup: Option<Startup>,
+        unavailable: Option<String>,
+    ) -> (Self, EventStream) {
         let reasoning = level_name(agent.config().reasoning).to_string();
-        let shared = Arc::new(Shared::new(&agent, reasoning));
+        let shared = Arc::new(Shared::new(&agent, reasoning, unavailable));
         let weak = Arc::downgrade(&shared);
         agent.set_approval_hook(Some(crate::approval::ApprovalHook::new(move |p| {
             if let Some(shared) = weak.upgrade() {
@@ -66,7 +94,13 @@ impl Controller {
             }
         })));
         let events = EventQueue::new(1 + usize::from(ui.is_some()));
-        let host = agent.host().cloned();
+        let (host, ready) = match &startup {
+            None => (HostSlot::ready(agent.host().cloned()), None),
+            Some(_) => {
+                let (slot, tx) = HostSlot::pending();
+                (slot, Some(tx))
+            }
+        };
         if let Some(mut rx) = ui {
             let q = events.clone();
             tokio::spawn(async move {
@@ -76,7 +110,8 @@ impl Controller {
                 q.producer_done();
             });
         }
-        let worker = tokio::spawn(worker::run(agent, shared.clone(), events.clone()));
+        let boot = startup.map(|s| (s, host.clone(), ready));
+        let worker = tokio::spawn(worker::run(agent, shared.clone(), events.clone(), boot));
         let stream = EventStream::new(events.clone());
         (
             Self {
@@ -259,22 +294,75 @@ impl Controller {
         models::models(&st.provider_name, &st.model)
     }
 
-    /// The extension host, if extensions are loaded.
-    pub fn host(&self) -> Option<&Arc<ExtensionHost>> {
-        self.host.as_ref()
+    /// The extension host, once extensions are loaded.
+    pub fn host(&self) -> Option<Arc<ExtensionHost>> {
+        self.host.get()
+    }
+
+    /// Waits until the extensions started (at once when the controller
+    /// started none). Front ends that must not answer before extensions
+    /// registered their commands (print, RPC, ACP) wait here; the TUI
+    /// does not.
+    pub async fn ready(&self) {
+        self.host.wait().await
+    }
+
+    /// Whether the extensions started (see [`Controller::ready`]).
+    pub fn is_ready(&self) -> bool {
+        self.host.is_ready()
     }
 
     /// Forwards a key to an extension's panel (`panel_key` frame).
     pub fn panel_key(&self, extension: &str, panel_id: &str, key: &str, text: &str) {
-        if let Some(h) = &self.host {
+        if let Some(h) = self.host.get() {
             h.panel_key(extension, panel_id, key, text);
         }
     }
 
     /// Tells an extension its panel was closed (`panel_close` frame).
     pub fn panel_close(&self, extension: &str, panel_id: &str) {
-        if let Some(h) = &self.host {
+        if let Some(h) = self.host.get() {
             h.panel_close(extension, panel_id);
+        }
+    }
+
+    /// Ends the conversation: aborts the running job, drops the queued
+    /// ones, stops the worker, closes the session file (a new file that got
+    /// no content is removed) and stops the extensions. Returns why the
+    /// session could not be closed cleanly, if it could not. The event
+    /// stream ends after the extensions' last frames.
+    pub async fn close(&self) -> Result<(), String> {
+        self.abort();
+        self.drop_queued();
+        self.finish(None).await
+    }
+
+    /// Ends the conversation after the queued jobs ran (the running one
+    /// too), like [`Controller::close`] otherwise; `grace` overrides the
+    /// extensions' shutdown grace (a client refused for a bad token gets
+    /// 100 ms).
+    pub async fn finish(&self, grace: Option<std::time::Duration>) -> Result<(), String> {
+        // Extensions still starting are waited for, so they are stopped
+        // rather than left behind.
+        self.ready().await;
+        let agent = self.shutdown().await;
+        let closed = match agent {
+            Some(mut agent) => {
+                let closed = agent.close_session();
+                agent.host = None;
+                closed
+            }
+            None => None,
+        };
+        if let Some(host) = self.host.take() {
+            match grace {
+                Some(g) => host.shutdown_with_grace(g).await,
+                None => host.shutdown().await,
+            }
+        }
+        match closed {
+            Some(Err(e)) => Err(e.to_string()),
+            _ => Ok(()),
         }
     }
 

@@ -73,6 +73,8 @@ pub(crate) struct Shared {
     pub(crate) base: zut_providers::ProviderConfig,
     /// The agent settings it started with (skill discovery for `/skill:`).
     pub(crate) agent_config: crate::config::AgentConfig,
+    /// Why there is no model (prompts and compactions fail with it).
+    pub(crate) unavailable: Option<String>,
     /// Wakes the worker (new job, settings change, close).
     pub(crate) wake: Notify,
     /// Signalled when the worker has nothing left to do.
@@ -80,8 +82,9 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    pub(crate) fn new(agent: &Agent, reasoning: String) -> Self {
+    pub(crate) fn new(agent: &Agent, reasoning: String, unavailable: Option<String>) -> Self {
         Self {
+            unavailable,
             base: agent.provider().config().clone(),
             agent_config: agent.config().clone(),
             state: Mutex::new(Inner {

@@ -8,12 +8,25 @@ use tokio_util::sync::CancellationToken;
 use super::events::{ControllerEvent, EventQueue};
 use super::jobs::{Job, JobOutcome, ReloadSummary, Work};
 use super::shared::Shared;
+use super::startup::{HostSlot, Startup};
 use crate::agent::Agent;
 use crate::event::AgentEvent;
+use tokio::sync::watch;
 
 /// Runs jobs until the controller shuts down and the queue is empty;
 /// returns the agent.
-pub(crate) async fn run(mut agent: Agent, shared: Arc<Shared>, events: EventQueue) -> Agent {
+pub(crate) async fn run(
+    mut agent: Agent,
+    shared: Arc<Shared>,
+    events: EventQueue,
+    boot: Option<(Startup, HostSlot, Option<watch::Sender<bool>>)>,
+) -> Agent {
+    if let Some((startup, slot, ready)) = boot {
+        super::startup::start(&mut agent, startup, &slot, &events).await;
+        if let Some(ready) = ready {
+            let _ = ready.send(true);
+        }
+    }
     loop {
         let wake = shared.wake.notified();
         let next = {
@@ -93,6 +106,23 @@ async fn run_job(
             events.push(ControllerEvent::Agent(ev));
         }
     };
+    if let (Some(why), Work::Prompt(_) | Work::Compact(_)) = (&shared.unavailable, &work) {
+        let what = match work {
+            Work::Compact(_) => "/compact",
+            _ => "the command's prompt",
+        };
+        let message = format!("{what} needs a model, but none is configured: {why}");
+        sink(AgentEvent::Error {
+            message: message.clone(),
+        });
+        return match work {
+            Work::Compact(_) => JobOutcome::Compact(Err(message)),
+            _ => {
+                sink(AgentEvent::Done);
+                JobOutcome::Prompt(crate::outcome::PromptOutcome::Failed { message })
+            }
+        };
+    }
     match work {
         Work::Prompt(parts) => JobOutcome::Prompt(agent.prompt(parts, cancel, &mut sink).await),
         Work::Compact(instructions) => JobOutcome::Compact(
@@ -100,6 +130,14 @@ async fn run_job(
                 .compact(instructions.as_deref(), cancel, &mut sink)
                 .await,
         ),
+        Work::Session(mv) => {
+            let result = agent.apply_move(mv);
+            if result.is_ok() {
+                // The counters follow the file the conversation is in now.
+                shared.lock().usage = Default::default();
+            }
+            JobOutcome::Session(result)
+        }
         Work::Reload => {
             let Some(host) = agent.host().cloned() else {
                 return JobOutcome::Reload(ReloadSummary::default());

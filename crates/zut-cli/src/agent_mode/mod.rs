@@ -13,14 +13,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
-use zut_agent::{Agent, AgentEvent, PromptOutcome};
-use zut_ext_host::{ui_channel, ExtensionHost};
-use zut_protocol::EventName;
+use zut_agent::controller::{CommandOutcome, JobOutcome};
+use zut_agent::conversation::SessionRequest;
+use zut_agent::{Controller, PromptOutcome};
 use zut_providers::Part;
 
 use crate::args::{GlobalArgs, Mode};
 use output::Output;
-use slash::SlashOutcome;
 
 /// Exit status after a user abort (128 + SIGINT).
 const EXIT_ABORTED: i32 = 130;
@@ -42,12 +41,11 @@ pub fn run(args: GlobalArgs, mode: Mode) -> i32 {
     if text.trim().is_empty() {
         return fail("no prompt given (pass it as an argument or pipe it on stdin)");
     }
-    let mut setup = match setup::build(&args) {
+    let setup = match setup::build(&args) {
         Ok(s) => s,
         Err(e) => return fail(&format!("{e:#}")),
     };
-    let (zut_home, cwd) = (setup.agent.system.zut_home.clone(), setup.agent.cwd.clone());
-    let choice = match session::choice(&args, &zut_home, &cwd) {
+    let choice = match session::choice(&args, &setup.agent.system.zut_home, &setup.agent.cwd) {
         Ok(c) => c,
         Err(e) => return fail(&e),
     };
@@ -58,38 +56,6 @@ pub fn run(args: GlobalArgs, mode: Mode) -> i32 {
             return fail(e);
         }
     }
-    // The session is opened (or created) before extensions start and
-    // before the model is called: a sessions directory that cannot be
-    // created, an unreadable file or one another zut writes ends the run.
-    let opened = match &choice {
-        None => None,
-        Some(c) => match session::open(
-            c,
-            &zut_home,
-            &cwd,
-            &setup.host_provider,
-            &setup.host_model,
-            &text,
-        ) {
-            Ok(o) => Some(o),
-            Err(e) => return fail(&e),
-        },
-    };
-    // `hello_ack.session` stays absent at start-up (protocol.md §5.2: the
-    // session is announced after the extensions started).
-    let info = opened
-        .as_ref()
-        .map(|o| zut_agent::session_bridge::session_info(o.writer.path(), o.writer.meta()));
-    if let Some(o) = &opened {
-        setup.host.persist_state = true;
-        if let Some(snap) = &o.snapshot {
-            setup.host.states = snap
-                .states
-                .iter()
-                .filter_map(|(k, v)| Some((k.clone(), serde_json::from_str(v.get()).ok()?)))
-                .collect();
-        }
-    }
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -97,7 +63,7 @@ pub fn run(args: GlobalArgs, mode: Mode) -> i32 {
         Ok(rt) => rt,
         Err(e) => return fail(&format!("starting the runtime: {e}")),
     };
-    rt.block_on(run_prompt(setup, mode, text, args.stats, opened, info))
+    rt.block_on(run_prompt(setup, mode, text, args.stats, choice))
 }
 
 fn fail(msg: &str) -> i32 {
@@ -105,103 +71,66 @@ fn fail(msg: &str) -> i32 {
     1
 }
 
+/// One job through the conversation controller: the prompt, a slash
+/// command (and the prompt it may queue) or `/compact`.
 async fn run_prompt(
     setup: setup::RunSetup,
     mode: Mode,
     text: String,
     stats: Option<std::path::PathBuf>,
-    opened: Option<zut_session::Opened>,
-    info: Option<zut_protocol::SessionInfo>,
+    choice: Option<zut_session::Choice>,
 ) -> i32 {
     let started = Instant::now();
+    let (provider_name, model) = (setup.provider_name.clone(), setup.model.clone());
+    // The session is opened (or created) before extensions start and
+    // before the model is called: a sessions directory that cannot be
+    // created, an unreadable file or one another zut writes ends the run.
+    let request = SessionRequest {
+        choice,
+        title: text.clone(),
+    };
+    let conv = match zut_agent::conversation::open(setup, request) {
+        Ok(c) => c,
+        Err(e) => return fail(&e),
+    };
+    let ctrl = conv.controller;
     let out = Arc::new(Output::new(mode));
     let flusher = tokio::spawn(output::flush_when_idle(out.clone()));
-    let (ui_tx, ui_rx) = ui_channel();
-    let drain = tokio::spawn(output::drain_ui(ui_rx, out.clone()));
-    let (host, report) = ExtensionHost::start(setup.host, ui_tx).await;
-    for err in &report.errors {
-        crate::errln!("extension load: {err}");
-    }
-    let host = Arc::new(host);
-    // protocol.md §10.3: session_start, then session_opened when a session
-    // exists; each subscriber gets only its own state.
-    host.emit_session_event(EventName::SESSION_START, info.clone());
-    if info.is_some() {
-        host.emit_session_event(EventName::SESSION_OPENED, info);
-    }
-
+    let pump = tokio::spawn(output::pump(conv.events, out.clone()));
     let cancel = CancellationToken::new();
     let stopped_by = Arc::new(AtomicI32::new(0));
     let watcher = tokio::spawn(watch_signals(cancel.clone(), stopped_by.clone()));
-    let (provider_name, model) = (setup.host_provider, setup.host_model);
-    let mut agent = setup
-        .provider
-        .map(|p| Agent::new(p, Some(host.clone()), setup.agent));
-    // Without a model (a slash command that only displays) nobody writes
-    // to the session; it is closed (and removed if new) at the end.
-    let mut idle_session = None;
-    match (&mut agent, opened) {
-        (Ok(agent), Some(o)) => agent.attach_session(o.writer, o.snapshot.as_ref()),
-        (Err(_), Some(o)) => idle_session = Some(o.writer),
-        (_, None) => {}
-    }
-
-    let prompt = match (input::slash_command(&text), &mut agent) {
-        // `/skill:<name> [request]` becomes the skill's message (one code
-        // path with the TUI and RPC: `Agent::expand_skill_command`).
-        (_, Ok(agent)) if zut_agent::skills::parse_command(&text).is_some() => {
-            match agent.expand_skill_command(&text) {
-                Some(Ok(message)) => SlashOutcome::RunPrompt(message),
-                Some(Err(why)) => SlashOutcome::Failed(why),
-                None => SlashOutcome::RunPrompt(text),
-            }
-        }
-        (Some((name, args)), _) => slash::run(&name, &args, &host, &out, mode, &cancel).await,
-        (None, _) => SlashOutcome::RunPrompt(text),
+    let aborter = {
+        let (ctrl, cancel) = (ctrl.clone(), cancel.clone());
+        tokio::spawn(async move {
+            cancel.cancelled().await;
+            ctrl.abort();
+        })
     };
-    let result = match (prompt, &mut agent) {
-        (SlashOutcome::RunPrompt(text), Ok(agent)) => {
-            let mut sink = |ev: AgentEvent| out.agent_event(&ev);
-            Finished::Prompt(
-                agent
-                    .prompt(vec![Part::Text { text }], &cancel, &mut sink)
-                    .await,
-            )
+    ctrl.ready().await;
+    let result = tokio::select! {
+        r = run_job(&ctrl, &text, mode) => r,
+        // Ctrl+C / SIGTERM while an extension works on a command ends the
+        // run at once; its late reply is then ignored as an unknown id.
+        () = cancel.cancelled(), if !ctrl.state().busy => Finished::Prompt(PromptOutcome::Aborted),
+    };
+    let result = match result {
+        Finished::Prompt(PromptOutcome::Completed { .. }) | Finished::Compacted(_)
+            if cancel.is_cancelled() =>
+        {
+            Finished::Prompt(PromptOutcome::Aborted)
         }
-        (SlashOutcome::RunPrompt(_), Err(e)) => Finished::Failed(format!(
-            "the command's prompt needs a model, but none is configured: {e}"
-        )),
-        (SlashOutcome::Aborted, _) => Finished::Prompt(PromptOutcome::Aborted),
-        (SlashOutcome::Done, _) => Finished::Done,
-        (SlashOutcome::Failed(msg), _) => Finished::Failed(msg),
-        (SlashOutcome::Compact(instructions), Ok(agent)) => {
-            let mut sink = |ev: AgentEvent| out.agent_event(&ev);
-            let instructions = Some(instructions.as_str()).filter(|s| !s.trim().is_empty());
-            match agent.compact(instructions, &cancel, &mut sink).await {
-                Ok(summary) => Finished::Compacted(summary),
-                Err(_) if cancel.is_cancelled() => Finished::Prompt(PromptOutcome::Aborted),
-                Err(e) => Finished::Failed(e),
-            }
-        }
-        (SlashOutcome::Compact(_), Err(e)) => Finished::Failed(format!(
-            "/compact needs a model, but none is configured: {e}"
-        )),
+        other => other,
     };
     watcher.abort();
-    let closed = match (&mut agent, idle_session) {
-        (_, Some(w)) => Some(w.close()),
-        (Ok(agent), None) => agent.close_session(),
-        (Err(_), None) => None,
-    };
-    if let Some(Err(e)) = closed {
+    aborter.abort();
+    if let Err(e) = ctrl.close().await {
         crate::errln!("zut: {e}");
     }
-    drop(agent);
-    host.shutdown().await;
-    drop(host);
-    // The host's UI sender is gone now: the drain finishes after writing
-    // the last frames (e.g. `ext_chrome_clear`).
-    let _ = tokio::time::timeout(Duration::from_secs(2), drain).await;
+    drop(ctrl);
+    // The host is gone now: the pump finishes after writing the last
+    // frames (e.g. `ext_chrome_clear`).
+    let _ = tokio::time::timeout(Duration::from_secs(2), pump).await;
     flusher.abort();
     out.flush();
 
@@ -218,6 +147,43 @@ async fn run_prompt(
     }
     let signal = stopped_by.load(Ordering::SeqCst);
     finish(result, mode, &out, signal)
+}
+
+/// Runs the run's one piece of work and waits for the job it queued.
+async fn run_job(ctrl: &Controller, text: &str, mode: Mode) -> Finished {
+    let job = if zut_agent::skills::parse_command(text).is_some() {
+        // `/skill:<name> [request]` becomes the skill's message.
+        let (name, args) = text
+            .trim_start()
+            .trim_start_matches('/')
+            .split_once(char::is_whitespace)
+            .unwrap_or((text.trim().trim_start_matches('/'), ""));
+        match ctrl.command(name, args, None).await {
+            Ok(CommandOutcome::Queued(job)) => job,
+            Ok(_) => return Finished::Done,
+            Err(e) => return Finished::Failed(e),
+        }
+    } else if let Some((name, args)) = input::slash_command(text) {
+        match slash::run(ctrl, &name, &args, mode).await {
+            Ok(Some(job)) => job,
+            Ok(None) => return Finished::Done,
+            Err(e) => return Finished::Failed(e),
+        }
+    } else {
+        ctrl.prompt(
+            vec![Part::Text {
+                text: text.to_string(),
+            }],
+            None,
+        )
+    };
+    match job.outcome().await {
+        JobOutcome::Prompt(o) => Finished::Prompt(o),
+        JobOutcome::Compact(Ok(summary)) => Finished::Compacted(summary),
+        JobOutcome::Compact(Err(e)) => Finished::Failed(e),
+        JobOutcome::Dropped => Finished::Prompt(PromptOutcome::Aborted),
+        other => Finished::Failed(format!("unexpected job outcome: {other:?}")),
+    }
 }
 
 /// How the run ended.

@@ -15,7 +15,8 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::Notify;
 
 use zut_agent::{AgentEvent, UsageCounts};
-use zut_ext_host::{UiEvent, UiKind, UiReceiver};
+use zut_agent::{ControllerEvent, EventStream};
+use zut_ext_host::{UiEvent, UiKind};
 
 use crate::args::Mode;
 
@@ -187,9 +188,21 @@ pub async fn flush_when_idle(out: Arc<Output>) {
     }
 }
 
-/// Forwards extension UI frames to `out` until every sender is gone.
-pub async fn drain_ui(mut rx: UiReceiver, out: Arc<Output>) {
-    while let Some(ev) = rx.recv().await {
-        out.ui_event(&ev);
+/// Writes the conversation's events to `out` until the stream ends
+/// (after the extensions' last frames).
+pub async fn pump(mut events: EventStream, out: Arc<Output>) {
+    while let Some(ev) = events.next().await {
+        match ev {
+            ControllerEvent::Agent(a) => out.agent_event(&a),
+            ControllerEvent::Ui(u) => out.ui_event(&u),
+            ControllerEvent::ExtensionsReady { errors } => {
+                for err in errors {
+                    crate::errln!("extension load: {err}");
+                }
+            }
+            ControllerEvent::JobStarted { .. }
+            | ControllerEvent::JobFinished { .. }
+            | ControllerEvent::Note(_) => {}
+        }
     }
 }

@@ -1,10 +1,11 @@
-//! The session of a print/stream/JSON run: which file (`-c`, `-r <id>`,
-//! `--session <path>`, a new one, or none with `--no-session`), opened
-//! before extensions start and before the model is called.
+//! The session the flags ask for: which file (`-c`, `-r <id>`,
+//! `--session <path>`, a new one, or none with `--no-session`);
+//! `zut_agent::conversation::open` opens it before extensions start and
+//! before the model is called.
 
 use std::path::Path;
 
-use zut_session::{Choice, NewSession, Opened};
+use zut_session::Choice;
 
 use crate::args::GlobalArgs;
 
@@ -81,41 +82,4 @@ fn resume_candidates(zut_home: &Path, cwd: &Path) -> String {
         ));
     }
     text
-}
-
-/// Opens the chosen session; a new one is titled after the prompt.
-pub fn open(
-    choice: &Choice,
-    zut_home: &Path,
-    cwd: &Path,
-    provider: &str,
-    model: &str,
-    prompt: &str,
-) -> Result<Opened, String> {
-    let new = NewSession {
-        cwd: cwd.display().to_string(),
-        provider: provider.to_string(),
-        model: model.to_string(),
-        version: env!("CARGO_PKG_VERSION").to_string(),
-        title: zut_session::title_from_prompt(prompt),
-    };
-    zut_session::open(choice, zut_home, &cwd.display().to_string(), new).map_err(|e| e.to_string())
-}
-
-/// Prepares the host for the opened session: extension state persisted
-/// and each extension's saved state restored. Returns the session's
-/// identity, announced after the extensions started (protocol.md §5.2).
-pub fn attach_to_host(
-    o: &Opened,
-    host: &mut zut_ext_host::HostConfig,
-) -> zut_protocol::SessionInfo {
-    host.persist_state = true;
-    if let Some(snap) = &o.snapshot {
-        host.states = snap
-            .states
-            .iter()
-            .filter_map(|(k, v)| Some((k.clone(), serde_json::from_str(v.get()).ok()?)))
-            .collect();
-    }
-    zut_agent::session_bridge::session_info(o.writer.path(), o.writer.meta())
 }

@@ -8,21 +8,8 @@ use zut_providers::{Provider, Reasoning};
 
 use crate::args::GlobalArgs;
 
-/// Everything a non-interactive run needs.
-pub struct RunSetup {
-    /// The model client, or why none could be configured. A run that only
-    /// invokes an extension slash command answering `display` needs none,
-    /// so the error is reported only when a model call is due.
-    pub provider: Result<Provider, String>,
-    /// Extension host configuration.
-    pub host: HostConfig,
-    /// Provider name announced to extensions (also for `--stats`).
-    pub host_provider: String,
-    /// Model id announced to extensions.
-    pub host_model: String,
-    /// Agent configuration.
-    pub agent: AgentConfig,
-}
+/// Everything a conversation needs (`zut_agent::conversation::Setup`).
+pub type RunSetup = zut_agent::conversation::Setup;
 
 /// Builds the run from the flags and the environment.
 pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
@@ -72,10 +59,7 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
         host.builtin_tools
             .push(zut_agent::skills::SKILL_TOOL.to_string());
     }
-    host.builtin_commands = crate::builtin_names::COMMANDS
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    host.builtin_commands = crate::builtin_names::commands();
     host.persist_state = false;
 
     let mut agent = AgentConfig::new(cwd.clone(), home.root());
@@ -119,10 +103,11 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
     }
     Ok(RunSetup {
         provider,
+        provider_name: name,
+        model,
         host,
-        host_provider: name,
-        host_model: model,
         agent,
+        files: None,
     })
 }
 

@@ -84,10 +84,7 @@ pub fn config(input: &ScanInput) -> HostConfig {
     config.zut_version = env!("CARGO_PKG_VERSION").to_string();
     config.provider = String::new();
     config.model = String::new();
-    config.builtin_commands = builtin_names::COMMANDS
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    config.builtin_commands = builtin_names::commands();
     config.builtin_tools = builtin_names::DEFAULT_TOOLS
         .iter()
         .map(|s| s.to_string())
