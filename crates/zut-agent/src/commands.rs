@@ -60,7 +60,7 @@ pub const BUILTIN_COMMANDS: &[BuiltinCommand] = &[
     ),
     cmd(
         "clear",
-        "forget the conversation so far (the model starts over)",
+        "clear the conversation and notes",
         None,
         true,
         true,
@@ -144,7 +144,7 @@ pub const BUILTIN_COMMANDS: &[BuiltinCommand] = &[
     ),
     cmd(
         "reload-ext",
-        "stop and restart every extension, rediscover skills",
+        "stop and restart every extension",
         None,
         true,
         true,

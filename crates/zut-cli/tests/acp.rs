@@ -962,3 +962,82 @@ async fn mcp_servers_in_session_new_get_a_notice() {
     assert!(said.contains(notice), "{said}");
     assert!(said.ends_with("Hello."), "{said}");
 }
+
+/// Two live sessions in one `zut acp` process, prompted in turn: each
+/// keeps its own history and file. Loading a session file another process
+/// is writing is refused with a clear error; the others go on.
+#[tokio::test]
+async fn two_live_sessions_in_one_process_and_a_busy_file_refused() {
+    use agent_client_protocol::v1::schema::LoadSessionRequest;
+
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    for word in ["A one.", "B one.", "A two."] {
+        server.push(Script::anthropic_text(word));
+    }
+    // A session file another writer holds (this test process).
+    let project = env.project.canonicalize().unwrap();
+    let dir = zut_session::sessions_dir(&env.home, &project.display().to_string());
+    let busy = zut_session::SessionWriter::create(
+        &dir,
+        zut_session::NewSession {
+            cwd: project.display().to_string(),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let busy_id = busy.meta().id.clone();
+    let cwd = env.project.clone();
+    let ids: Arc<Mutex<Vec<String>>> = Arc::default();
+    let ids2 = ids.clone();
+    let updates = with_client(zut_acp(&env, &server), async move |cx| {
+        let a = open_session(&cx, cwd.clone()).await?;
+        let b = cx
+            .send_request(NewSessionRequest::new(cwd.clone()))
+            .block_task()
+            .await?
+            .session_id;
+        assert_ne!(a, b);
+        *ids2.lock().unwrap() = vec![a.0.to_string(), b.0.to_string()];
+        for (sid, words) in [
+            (&a, "first for A"),
+            (&b, "first for B"),
+            (&a, "second for A"),
+        ] {
+            let r = cx
+                .send_request(PromptRequest::new(sid.clone(), text(words)))
+                .block_task()
+                .await?;
+            assert_eq!(r.stop_reason, StopReason::EndTurn);
+        }
+        let err = cx
+            .send_request(LoadSessionRequest::new(busy_id.clone(), cwd.clone()))
+            .block_task()
+            .await
+            .expect_err("a file another process writes must be refused");
+        let shown = format!("{err:?}");
+        assert!(
+            shown.contains("lock") || shown.contains("busy") || shown.contains("another"),
+            "{shown}"
+        );
+        Ok(())
+    })
+    .await;
+    drop(busy);
+    assert_eq!(message_text(&updates), "A one.B one.A two.");
+    // Each request carried only its own session's history.
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    assert!(reqs[1].raw_body.contains("first for B") && !reqs[1].raw_body.contains("first for A"));
+    assert!(reqs[2].raw_body.contains("first for A") && reqs[2].raw_body.contains("second for A"));
+    assert!(!reqs[2].raw_body.contains("first for B"));
+    // And each its own file.
+    let ids = ids.lock().unwrap().clone();
+    let listed = zut_session::list(&dir, true);
+    let count = |id: &str| {
+        let file = listed.iter().find(|s| s.id == id).expect("session file");
+        zut_session::read(&file.path).unwrap().messages.len()
+    };
+    assert_eq!(count(&ids[0]), 4);
+    assert_eq!(count(&ids[1]), 2);
+}
