@@ -147,7 +147,9 @@ pub fn workspace_bin(name: &str) -> PathBuf {
 /// blocks on cargo's lock while another build runs).
 pub const BINS_BUILT_ENV: &str = "ZUT_TEST_BINS_BUILT";
 
-fn bins_already_built() -> bool {
+/// Whether [`BINS_BUILT_ENV`] says every workspace binary (the example
+/// extensions too) is fresh, so tests must not run cargo themselves.
+pub fn bins_already_built() -> bool {
     std::env::var(BINS_BUILT_ENV).is_ok_and(|v| !v.is_empty() && v != "0")
 }
 

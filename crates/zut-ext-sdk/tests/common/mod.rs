@@ -228,6 +228,10 @@ pub fn example_dir(name: &str) -> PathBuf {
 pub fn example_bin(name: &str) -> PathBuf {
     static BUILT: OnceLock<()> = OnceLock::new();
     BUILT.get_or_init(|| {
+        // `scripts/test` built every workspace binary already.
+        if zut_test_support::bins_already_built() {
+            return;
+        }
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let status = Command::new(cargo)
             .args([
