@@ -5,11 +5,11 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use common::*;
-use serde_json::{json, Value};
+use serde_json::json;
 use zut_agent::controller::{JobOutcome, SessionMoved};
 use zut_agent::conversation::{self, Conversation, SessionRequest, Setup};
 use zut_agent::{AgentConfig, ControllerEvent, PromptOutcome};
@@ -26,7 +26,6 @@ fn text(s: &str) -> Vec<Part> {
 /// An extension that logs every session event to `<dir>/events.jsonl`.
 fn logger(env: &TestEnv) -> PathBuf {
     let dir = scratch(env).join("logger");
-    let log = dir.join("events.jsonl");
     py_ext(
         &dir,
         "logger",
@@ -34,27 +33,9 @@ fn logger(env: &TestEnv) -> PathBuf {
             "session_start","session_opened","session_switched","session_forked"]})],
         "",
         "",
-        &format!(
-            "with open({:?}, 'a') as f:\n    f.write(json.dumps(msg) + '\\n')",
-            log.display().to_string()
-        ),
+        &log_event_to(&dir),
     );
     dir
-}
-
-async fn logged(dir: &Path, n: usize) -> Vec<Value> {
-    for _ in 0..200 {
-        let text = std::fs::read_to_string(dir.join("events.jsonl")).unwrap_or_default();
-        let v: Vec<Value> = text
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        if v.len() >= n {
-            return v;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("fewer than {n} events arrived");
 }
 
 fn setup(env: &TestEnv, server: &LlmServer, exts: &[PathBuf]) -> Setup {
@@ -169,7 +150,7 @@ async fn every_session_move_through_the_controller() {
     assert_eq!(zut_session::read(&checkout).unwrap().title, "Renamed here");
 
     // Extensions were told, in order, with each file's identity.
-    let ev = logged(&ext, 9).await;
+    let ev = logged_events(&ext, 9).await;
     let names: Vec<&str> = ev.iter().map(|e| e["event"].as_str().unwrap()).collect();
     assert_eq!(
         names,

@@ -27,7 +27,6 @@ fn new_session(env: &TestEnv) -> zut_session::Opened {
 /// logs every session event to `<dir>/events.jsonl`.
 fn noter(env: &TestEnv) -> PathBuf {
     let dir = scratch(env).join("noter");
-    let log = dir.join("events.jsonl");
     py_ext(
         &dir,
         "noter",
@@ -37,27 +36,13 @@ fn noter(env: &TestEnv) -> PathBuf {
         ],
         r#"emit({"type": "tool_result", "id": msg["id"], "content": [{"type": "text", "text": "noted"}], "details": msg["args"]})"#,
         "",
-        &format!(
-            "with open({:?}, 'a') as f:\n    f.write(json.dumps(msg) + '\\n')",
-            log.display().to_string()
-        ),
+        &log_event_to(&dir),
     );
     dir
 }
 
 async fn events(dir: &Path, n: usize) -> Vec<Value> {
-    for _ in 0..100 {
-        let text = std::fs::read_to_string(dir.join("events.jsonl")).unwrap_or_default();
-        let v: Vec<Value> = text
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        if v.len() >= n {
-            return v;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(30)).await;
-    }
-    panic!("fewer than {n} events arrived");
+    logged_events(dir, n).await
 }
 
 #[tokio::test]

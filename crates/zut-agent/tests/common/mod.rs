@@ -196,3 +196,29 @@ pub fn offered_tools(body: &Value) -> Vec<String> {
 pub fn scratch(env: &TestEnv) -> PathBuf {
     env.home.parent().unwrap().join("scratch")
 }
+
+/// Python statements (for [`py_ext`]'s `on_event`) appending each event
+/// frame to `<dir>/events.jsonl`.
+pub fn log_event_to(dir: &Path) -> String {
+    format!(
+        "with open({:?}, 'a') as f:\n    f.write(json.dumps(msg) + '\\n')",
+        dir.join("events.jsonl").display().to_string()
+    )
+}
+
+/// The event frames logged by [`log_event_to`] once there are `n` of them
+/// (waits up to 5 s).
+pub async fn logged_events(dir: &Path, n: usize) -> Vec<Value> {
+    for _ in 0..200 {
+        let text = std::fs::read_to_string(dir.join("events.jsonl")).unwrap_or_default();
+        let v: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        if v.len() >= n {
+            return v;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("fewer than {n} events arrived");
+}
