@@ -6,7 +6,7 @@ use agent_client_protocol::v1::schema::{
     Content, ContentBlock, ContentChunk, ImageContent, SessionUpdate, TextContent, ToolCall,
     ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
 };
-use zut_providers::{Message, Part, Role};
+use zut_types::{Message, Part, Role};
 
 use crate::updates::{diffs, kind, title};
 

@@ -13,8 +13,8 @@ use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::{Agent, Client, Error, Stdio};
 use futures::FutureExt;
 use zut_agent::controller::{CommandOutcome, JobOutcome};
-use zut_agent::{AgentEvent, ControllerEvent, PromptOutcome};
-use zut_providers::Part;
+use zut_agent::{AgentEvent, ControllerEvent, PromptOutcome, UiEvents};
+use zut_types::Part;
 
 use crate::sessions::{Session, Sessions};
 use crate::updates::Mapper;

@@ -292,7 +292,7 @@ impl Agent {
                     return PromptOutcome::Failed { message };
                 }
             };
-            let this = UsageCounts::from_usage(&completion.usage);
+            let this = crate::event::usage_counts(&completion.usage);
             cumulative.add(&this);
             sink(AgentEvent::Usage(UsageEvent { this, cumulative }));
             let message = completion.message;

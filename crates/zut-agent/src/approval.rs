@@ -44,29 +44,7 @@ pub struct ApprovalRequest {
     pub args: Value,
 }
 
-/// The user's answer to an [`ApprovalRequest`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ApprovalDecision {
-    /// Run this call.
-    Once,
-    /// Run it, and every later call of this tool without asking.
-    AlwaysTool,
-    /// Run it, and every later call of any tool without asking.
-    AlwaysAll,
-    /// Do not run it; the model gets `reason` as the tool error (default
-    /// [`DEFAULT_REFUSAL`]).
-    Refuse {
-        /// Shown to the model; empty or `None` means the default text.
-        reason: Option<String>,
-    },
-}
-
-impl ApprovalDecision {
-    /// A refusal with the default text.
-    pub fn refuse() -> Self {
-        Self::Refuse { reason: None }
-    }
-}
+pub use zut_types::approval::ApprovalDecision;
 
 /// A request plus the channel its answer goes back on.
 #[derive(Debug)]

@@ -12,7 +12,7 @@ use zut_providers::{Message, Part, ProviderError, Reasoning, Request, Role, Stre
 use zut_session::{Block, SessionMessage};
 
 use crate::agent::{Agent, EventSink};
-use crate::event::{AgentEvent, UsageCounts, UsageEvent};
+use crate::event::{AgentEvent, UsageEvent};
 use crate::session_bridge::{from_provider, session_usage, to_provider};
 use crate::stream_map::map_stream_event;
 
@@ -293,7 +293,7 @@ impl Agent {
                 Err(e) => return Err(format!("summary request failed: {e}")),
             }
         };
-        let this = UsageCounts::from_usage(&completion.usage);
+        let this = crate::event::usage_counts(&completion.usage);
         sink(AgentEvent::Usage(UsageEvent {
             this,
             cumulative: this,

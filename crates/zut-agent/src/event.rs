@@ -1,418 +1,42 @@
-//! Agent events: the stream that `--json` prints one per line and RPC mode
-//! forwards (rpc.md §5), including the `ext_*` events built from extension
-//! UI frames (rpc.md §5.1).
+//! The agent's events ([`AgentEvent`], defined in `zut-types` so front
+//! ends need not depend on this crate) and their construction from
+//! extension UI frames ([`UiEvents`]) and provider usage ([`usage_counts`]).
 
-use serde::Serialize;
-use serde_json::Value;
 use zut_ext_host::{UiEvent, UiKind};
-use zut_protocol::PanelContent;
+pub use zut_types::event::*;
 
-use crate::transcript::JsonBlock;
-
-/// One agent event. Serialises to the exact JSON object of rpc.md §5.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum AgentEvent {
-    /// Before each model call.
-    TurnStart {
-        /// 1-based model-call number within the prompt.
-        step: u64,
-    },
-    /// How the coming model request uses prompt caching (once per model
-    /// call, after its first `request_started`).
-    CacheDiagnostics {
-        /// Whether the request can hit a provider-side prompt cache.
-        eligible: bool,
-        /// `explicit` (Anthropic: `cache_control` breakpoints on the system
-        /// prompt, the tools and the newest user message) or `automatic`
-        /// (OpenAI-compatible: the server caches prefixes on its own).
-        mode: &'static str,
-        /// How the request travels: always `http-sse`.
-        transport: &'static str,
-        /// Whether the request extends the previous request of the same
-        /// prompt (step > 1), so its prefix should already be cached.
-        continuation: bool,
-    },
-    /// An HTTP attempt starts.
-    RequestStarted {
-        /// Provider name.
-        provider: String,
-        /// Model id.
-        model: String,
-        /// `provider` (HTTP retries) or `agent`.
-        scope: &'static str,
-        /// 1-based attempt.
-        attempt: u32,
-        /// Maximum attempts.
-        max_attempts: u32,
-    },
-    /// A retry is scheduled.
-    RetryScheduled {
-        /// `provider`.
-        scope: &'static str,
-        /// Failed attempt.
-        attempt: u32,
-        /// Maximum attempts.
-        max_attempts: u32,
-        /// Delay before the next attempt.
-        delay_ms: u64,
-    },
-    /// The user's message, as stored.
-    UserMessage {
-        /// Content blocks (rpc.md §6).
-        content: Vec<JsonBlock>,
-        /// RFC 3339 time.
-        time: String,
-    },
-    /// The model started answering.
-    AssistantStart,
-    /// Streamed assistant text (before `assistant_message` interception).
-    TextDelta {
-        /// Text fragment.
-        delta: String,
-    },
-    /// A tool call starts streaming.
-    ToolUseStart {
-        /// Call id.
-        id: String,
-        /// Tool name.
-        name: String,
-    },
-    /// A fragment of a tool call's JSON arguments.
-    ToolUseArgs {
-        /// Call id.
-        id: String,
-        /// Raw JSON fragment.
-        delta: String,
-    },
-    /// A tool call's arguments are complete.
-    ToolUseEnd {
-        /// Call id.
-        id: String,
-    },
-    /// A complete tool call, about to be intercepted and run.
-    ToolCall {
-        /// Call id.
-        id: String,
-        /// Tool name.
-        name: String,
-        /// The model's arguments (parsed JSON).
-        args: Value,
-    },
-    /// Reasoning ("thinking") text streamed by the model. Only emitted when
-    /// [`crate::AgentConfig::reasoning_events`] is on (the TUI's thinking
-    /// indicator, ACP thought chunks); never in RPC or `--json` output,
-    /// whose event table has no reasoning (rpc.md §6).
-    #[schemars(skip)]
-    ReasoningDelta {
-        /// Text fragment.
-        delta: String,
-    },
-    /// A tool call waits for the user's approval (`--no-yolo`, see
-    /// [`crate::approval`]); answer with `Controller::answer_approval`
-    /// (or the [`crate::approval::PendingApproval`] given to the agent's
-    /// hook). Only emitted when [`crate::AgentConfig::confirm_tools`] is
-    /// on, which the Go-compatible modes never turn on.
-    #[schemars(skip)]
-    ToolApprovalRequested {
-        /// The request id to answer.
-        request_id: u64,
-        /// Call id.
-        id: String,
-        /// Tool name.
-        name: String,
-        /// Short summary (`tool_preview` of the extension event).
-        preview: String,
-        /// Effective arguments.
-        args: Value,
-    },
-    /// An extension's interceptor blocked the turn (`event` is
-    /// `turn_start`: no model call; a `turn_end` with `stop:"error"`
-    /// follows) or hid the assistant message (`assistant_message`). Only
-    /// emitted when [`crate::AgentConfig::interception_events`] is on (the
-    /// TUI); never in RPC or `--json` output.
-    #[schemars(skip)]
-    InterceptBlocked {
-        /// `turn_start` or `assistant_message`.
-        event: &'static str,
-        /// The blocking extension's name.
-        extension: String,
-        /// Its reason (defaulted for `turn_start`; may be empty for
-        /// `assistant_message`).
-        reason: String,
-    },
-    /// A tool starts running (not emitted for blocked calls).
-    ToolExecutionStarted {
-        /// Call id.
-        id: String,
-        /// Tool name.
-        name: String,
-    },
-    /// Live output of a running tool (today only `bash` streams): chunks in
-    /// order, advisory; the `tool_result` still carries the whole result.
-    ToolProgress {
-        /// Call id.
-        id: String,
-        /// Output chunk (valid UTF-8, possibly several lines).
-        text: String,
-    },
-    /// A tool's result.
-    ToolResult {
-        /// Call id.
-        id: String,
-        /// Whether the tool failed.
-        is_error: bool,
-        /// Result blocks.
-        content: Vec<JsonBlock>,
-    },
-    /// The final assistant message as shown to the user (after
-    /// `replace_text`; absent when an interceptor blocked it).
-    AssistantMessage {
-        /// Content blocks.
-        content: Vec<JsonBlock>,
-        /// RFC 3339 time.
-        time: String,
-    },
-    /// Token usage of one model call.
-    Usage(UsageEvent),
-    /// A model call ended.
-    TurnEnd {
-        /// `end_turn`, `tool_use`, `length`, `error` or `aborted`.
-        stop: &'static str,
-        /// Error text for `stop:"error"`.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        error: Option<String>,
-    },
-    /// The prompt finished.
-    Done,
-    /// The prompt failed.
-    Error {
-        /// What went wrong.
-        message: String,
-    },
-    /// A compaction finished and was persisted (rpc.md §4.4; no `done`
-    /// follows).
-    CompactDone {
-        /// The model's summary.
-        summary: String,
-    },
-    /// `notify` from an extension.
-    ExtNotify {
-        /// Manifest name.
-        extension: String,
-        /// Level as sent.
-        level: String,
-        /// Message as sent.
-        message: String,
-    },
-    /// `clear_notes` from an extension.
-    ExtClearNotes {
-        /// Manifest name.
-        extension: String,
-    },
-    /// `alert` from an extension.
-    ExtAlert {
-        /// Manifest name.
-        extension: String,
-        /// Alert kind.
-        kind: String,
-        /// Reason (`""` when absent).
-        reason: String,
-    },
-    /// `status` from an extension.
-    ExtStatus {
-        /// Manifest name.
-        extension: String,
-        /// Item key.
-        key: String,
-        /// Level.
-        level: String,
-        /// Text; empty removes the item.
-        text: String,
-    },
-    /// `widget` from an extension.
-    ExtWidget {
-        /// Manifest name.
-        extension: String,
-        /// Widget id.
-        id: String,
-        /// Position, raw.
-        position: String,
-        /// Title.
-        title: String,
-        /// Lines (always an array).
-        lines: Vec<String>,
-    },
-    /// `widget_clear` from an extension.
-    ExtWidgetClear {
-        /// Manifest name.
-        extension: String,
-        /// Widget id.
-        id: String,
-    },
-    /// A command's `display` text (JSON mode only; RPC cannot run commands).
-    ExtDisplay {
-        /// Manifest name.
-        extension: String,
-        /// Text to show.
-        text: String,
-    },
-    /// The extension's process exited: discard all its chrome.
-    ExtChromeClear {
-        /// Manifest name.
-        extension: String,
-    },
-    /// Opt-in (`ext_ui`): an extension opened (or replaced) its panel.
-    ExtPanelOpen {
-        /// Manifest name.
-        extension: String,
-        /// The panel: `id`, `title`, `lines`, `footer`.
-        panel: PanelContent,
-    },
-    /// Opt-in (`ext_ui`): redraw of an open panel.
-    ExtPanelRender {
-        /// Manifest name.
-        extension: String,
-        /// Panel id.
-        panel_id: String,
-        /// New title (empty keeps the old one).
-        title: String,
-        /// New lines.
-        lines: Vec<String>,
-        /// New footer.
-        footer: String,
-    },
-    /// Opt-in (`ext_ui`): the extension closed its panel.
-    ExtPanelClose {
-        /// Manifest name.
-        extension: String,
-        /// Panel id.
-        panel_id: String,
-    },
-    /// Opt-in (`ext_ui`): the extension asks the front end to submit a
-    /// prompt (`submit`) or run a slash command line (`submit_slash`,
-    /// `text` starts with `/`).
-    ExtSubmit {
-        /// Manifest name.
-        extension: String,
-        /// Prompt text or slash command line.
-        text: String,
-    },
-    /// Opt-in (`commands`): a command's `insert` action: text for the
-    /// client's input box.
-    ExtInsert {
-        /// Manifest name.
-        extension: String,
-        /// Text to insert.
-        text: String,
-    },
-}
-
-/// Token counts for the `usage` event.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, schemars::JsonSchema)]
-pub struct UsageCounts {
-    /// Input tokens.
-    pub input: u64,
-    /// Output tokens.
-    pub output: u64,
-    /// Reasoning tokens, when reported.
-    pub reasoning: Option<u64>,
-    /// Cache reads.
-    pub cache_read: u64,
-    /// Cache writes.
-    pub cache_write: u64,
-    /// Prompt tokens measured for cache accounting (input + cache).
-    pub cache_measured_prompt: u64,
-    /// Cache-read tokens measured.
-    pub cache_measured_read: u64,
-    /// Cost in USD; zut keeps no price table, so always `null`.
-    pub cost_usd: Option<f64>,
-}
-
-impl UsageCounts {
-    /// Counts of one provider usage report.
-    pub fn from_usage(u: &zut_providers::Usage) -> Self {
-        Self {
-            input: u.input,
-            output: u.output,
-            reasoning: u.reasoning,
-            cache_read: u.cache_read,
-            cache_write: u.cache_write,
-            cache_measured_prompt: u.input + u.cache_read + u.cache_write,
-            cache_measured_read: u.cache_read,
-            cost_usd: None,
-        }
-    }
-
-    /// Adds `other` to `self`.
-    pub fn add(&mut self, other: &Self) {
-        self.input += other.input;
-        self.output += other.output;
-        self.reasoning = match (self.reasoning, other.reasoning) {
-            (None, None) => None,
-            (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
-        };
-        self.cache_read += other.cache_read;
-        self.cache_write += other.cache_write;
-        self.cache_measured_prompt += other.cache_measured_prompt;
-        self.cache_measured_read += other.cache_measured_read;
-    }
-}
-
-/// The `usage` event: this call's counts plus the prompt's running total.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-pub struct UsageEvent {
-    /// This call.
-    #[serde(flatten)]
-    pub this: UsageCounts,
-    /// Running total.
-    pub cumulative: UsageCounts,
-}
-
-impl AgentEvent {
-    /// One JSON line (no trailing newline).
-    pub fn to_json(&self) -> String {
-        // Serialising these plain types cannot fail; fall back to an error
-        // event rather than panicking if it ever did.
-        serde_json::to_string(self).unwrap_or_else(|e| {
-            format!(
-                "{{\"type\":\"error\",\"message\":{}}}",
-                Value::String(format!("event encoding failed: {e}"))
-            )
-        })
-    }
-
-    /// Appends the JSON line of [`AgentEvent::to_json`] (no trailing
-    /// newline) to `out`, without an intermediate `String`.
-    pub fn write_json(&self, out: &mut Vec<u8>) {
-        let start = out.len();
-        if let Self::TextDelta { delta } = self {
-            // The most frequent event by far: skip serde's enum machinery.
-            out.extend_from_slice(br#"{"type":"text_delta","delta":"#);
-            // Most deltas need no escape (none of `"`, `\`, controls):
-            // copied as they are, exactly what serde_json writes.
-            if !delta.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
-                out.push(b'"');
-                out.extend_from_slice(delta.as_bytes());
-                out.extend_from_slice(b"\"}");
-                return;
-            }
-            if serde_json::to_writer(&mut *out, delta).is_ok() {
-                out.push(b'}');
-                return;
-            }
-            out.truncate(start);
-        }
-        if serde_json::to_writer(&mut *out, self).is_err() {
-            out.truncate(start);
-            out.extend_from_slice(self.to_json().as_bytes());
-        }
-    }
-
+/// Builds the `ext_*` [`AgentEvent`]s of extension UI frames (a trait, as
+/// the event type lives in `zut-types`; bring it into scope to call
+/// `AgentEvent::from_ui(&frame)`).
+pub trait UiEvents: Sized {
     /// The `ext_*` event for any extension UI frame, including the opt-in
     /// ones the Go protocol has no place for (`ext_panel_open`,
     /// `ext_panel_render`, `ext_panel_close`, `ext_submit`).
-    pub fn from_ui_extended(ev: &UiEvent) -> Option<Self> {
+    fn from_ui_extended(ev: &UiEvent) -> Option<Self>;
+    /// The Go RPC vocabulary's `ext_*` event for a frame (`None` for the
+    /// frames it has no event for).
+    fn from_ui(ev: &UiEvent) -> Option<Self>;
+}
+
+/// Counts of one provider usage report.
+pub fn usage_counts(u: &zut_providers::Usage) -> UsageCounts {
+    UsageCounts {
+        input: u.input,
+        output: u.output,
+        reasoning: u.reasoning,
+        cache_read: u.cache_read,
+        cache_write: u.cache_write,
+        cache_measured_prompt: u.input + u.cache_read + u.cache_write,
+        cache_measured_read: u.cache_read,
+        cost_usd: None,
+    }
+}
+
+impl UiEvents for AgentEvent {
+    /// The `ext_*` event for any extension UI frame, including the opt-in
+    /// ones the Go protocol has no place for (`ext_panel_open`,
+    /// `ext_panel_render`, `ext_panel_close`, `ext_submit`).
+    fn from_ui_extended(ev: &UiEvent) -> Option<Self> {
         let extension = ev.extension.clone();
         Some(match &ev.kind {
             UiKind::Submit { text } | UiKind::SubmitSlash { text } => Self::ExtSubmit {
@@ -445,7 +69,7 @@ impl AgentEvent {
 
     /// The `ext_*` event for an extension UI frame, or `None` for frames
     /// with no JSON/RPC representation (submit, panels, insert).
-    pub fn from_ui(ev: &UiEvent) -> Option<Self> {
+    fn from_ui(ev: &UiEvent) -> Option<Self> {
         let extension = ev.extension.clone();
         Some(match &ev.kind {
             UiKind::Notify { level, message } => Self::ExtNotify {
@@ -494,6 +118,7 @@ impl AgentEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     #[test]
     fn shapes_match_rpc_table() {

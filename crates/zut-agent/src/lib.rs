@@ -28,7 +28,7 @@ pub use approval::{ApprovalDecision, ApprovalHook, ApprovalRequest, PendingAppro
 pub use compaction::CompactionConfig;
 pub use config::AgentConfig;
 pub use controller::{Controller, ControllerEvent, EventStream};
-pub use event::{AgentEvent, UsageCounts, UsageEvent};
+pub use event::{AgentEvent, UiEvents, UsageCounts, UsageEvent};
 pub use outcome::PromptOutcome;
 pub use session_bridge::{AgentSession, STATE_NOT_PERSISTED};
 pub use system_prompt::SystemPromptOptions;

@@ -12,7 +12,7 @@ use tokio::runtime::Handle;
 use tokio::sync::mpsc;
 use zut_agent::controller::{CommandOutcome as Outcome, JobOutcome};
 use zut_agent::conversation::SessionRequest;
-use zut_agent::{AgentEvent, ControllerEvent, EventStream};
+use zut_agent::{AgentEvent, ControllerEvent, EventStream, UiEvents};
 use zut_ext_host::ExtensionHost;
 use zut_protocol::EventName;
 use zut_providers::Part;

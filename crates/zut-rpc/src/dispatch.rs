@@ -11,7 +11,7 @@ use tokio::task::JoinSet;
 use zut_agent::controller::{CommandOutcome, JobHandle, JobOutcome};
 use zut_agent::transcript::{json_blocks, now_rfc3339};
 use zut_agent::Controller;
-use zut_providers::{Message, Part, Role};
+use zut_types::{Message, Part, Role};
 
 use super::forward::Tag;
 use super::output::Out;

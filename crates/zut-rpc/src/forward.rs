@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use zut_agent::{AgentEvent, ControllerEvent, EventStream};
+use zut_agent::{AgentEvent, ControllerEvent, EventStream, UiEvents};
 
 use super::output::Out;
 use super::wire::{data, CommandData, Response, StartedData};

@@ -8,12 +8,12 @@
 use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use zut_agent::AgentEvent;
 use zut_protocol::PanelContent;
 use zut_tui::app::App;
 use zut_tui::history::History;
 use zut_tui::theme::{ColorDepth, Theme};
 use zut_tui::{view, Status};
+use zut_types::AgentEvent;
 
 fn app() -> App {
     App::new(

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::KeyEvent;
 use ratatui::text::{Line, Span};
-use zut_agent::AgentEvent;
+use zut_types::AgentEvent;
 
 use crate::chrome::Chrome;
 use crate::commands::{self, CommandInfo};
@@ -72,7 +72,7 @@ pub enum Effect {
         /// The controller's request id.
         request_id: u64,
         /// The answer.
-        decision: zut_agent::approval::ApprovalDecision,
+        decision: zut_types::ApprovalDecision,
     },
     /// A row of a conversation picker was picked.
     Pick {

@@ -25,9 +25,9 @@ impl CommandInfo {
 }
 
 /// The built-in commands this TUI implements, in popup order (the one
-/// list in `zut_agent::commands`).
+/// list in `zut_types::commands`).
 pub fn builtins() -> Vec<CommandInfo> {
-    zut_agent::commands::tui()
+    zut_types::commands::tui()
         .map(|c| CommandInfo::builtin(c.name, c.description))
         .collect()
 }

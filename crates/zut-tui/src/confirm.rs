@@ -11,8 +11,8 @@ use std::collections::VecDeque;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::text::{Line, Span};
-use zut_agent::approval::ApprovalDecision;
-use zut_agent::AgentEvent;
+use zut_types::AgentEvent;
+use zut_types::ApprovalDecision;
 
 use crate::app::{App, Effect};
 use crate::theme::Theme;

@@ -15,8 +15,8 @@
 use std::collections::HashSet;
 
 use ratatui::text::{Line, Span};
-use zut_agent::transcript::JsonBlock;
-use zut_agent::AgentEvent;
+use zut_types::AgentEvent;
+use zut_types::JsonBlock;
 
 use crate::stream::{indent, MarkdownStream};
 use crate::theme::Theme;

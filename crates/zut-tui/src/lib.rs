@@ -7,7 +7,7 @@
 //!
 //! The TUI talks to the conversation through [`Controller`] (submit,
 //! run a command, abort, panel keys) and receives [`TuiEvent`]s (the
-//! agent's [`zut_agent::AgentEvent`]s, job boundaries and command
+//! agent's [`zut_types::AgentEvent`]s, job boundaries and command
 //! outcomes). The binary implements it with `zut_agent::Controller`; the
 //! TUI knows nothing of the extension host or the providers.
 
@@ -74,11 +74,7 @@ pub trait Controller: Send {
         let _ = (kind, value);
     }
     /// Answers a tool call waiting for approval (`--no-yolo`).
-    fn answer_approval(
-        &mut self,
-        request_id: u64,
-        decision: zut_agent::approval::ApprovalDecision,
-    ) {
+    fn answer_approval(&mut self, request_id: u64, decision: zut_types::ApprovalDecision) {
         let _ = (request_id, decision);
     }
     /// Renames the session file `path` (a `rename` row); the sessions
@@ -116,7 +112,7 @@ pub enum CommandOutcome {
 #[derive(Debug, Clone)]
 pub enum TuiEvent {
     /// An agent event, in order.
-    Agent(zut_agent::AgentEvent),
+    Agent(zut_types::AgentEvent),
     /// Extensions finished loading: their commands, and load errors.
     ExtensionsReady {
         /// Extension commands for the popup.
@@ -126,7 +122,7 @@ pub enum TuiEvent {
     },
     /// A resumed conversation to show (only the transcript changes: no
     /// busy state, no queue).
-    Replay(Vec<zut_agent::AgentEvent>),
+    Replay(Vec<zut_types::AgentEvent>),
     /// A queued job (prompt, compaction, reload) starts.
     JobStarted,
     /// The running job finished: the next queued prompt may start.

@@ -290,7 +290,7 @@ fn conversation(app: &mut App, ev: TuiEvent, themes_dir: Option<&std::path::Path
                 app.transcript.apply(ev, &app.theme);
             }
             app.transcript
-                .apply(&zut_agent::AgentEvent::Done, &app.theme);
+                .apply(&zut_types::AgentEvent::Done, &app.theme);
             Vec::new()
         }
         TuiEvent::Info(text) => {

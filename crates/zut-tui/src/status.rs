@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use ratatui::text::{Line, Span};
-use zut_agent::UsageEvent;
+use zut_types::UsageEvent;
 
 use crate::theme::Theme;
 use crate::wrap;
@@ -164,7 +164,7 @@ fn human(n: u64) -> String {
 /// Whether `ev` only changes extension chrome (status rows, widgets,
 /// notes), whose frames the run loop may rate-limit.
 pub fn is_chrome(ev: &crate::TuiEvent) -> bool {
-    use zut_agent::AgentEvent as A;
+    use zut_types::AgentEvent as A;
     matches!(
         ev,
         crate::TuiEvent::Agent(

@@ -8,7 +8,7 @@
 use std::time::Instant;
 
 use ratatui::text::{Line, Span};
-use zut_agent::AgentEvent;
+use zut_types::AgentEvent;
 
 use crate::app::App;
 use crate::theme::Theme;

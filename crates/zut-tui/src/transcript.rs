@@ -6,8 +6,8 @@
 
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use zut_agent::transcript::JsonBlock;
-use zut_agent::AgentEvent;
+use zut_types::AgentEvent;
+use zut_types::JsonBlock;
 
 use crate::intercept_view::HeldReply;
 use crate::sanitize;

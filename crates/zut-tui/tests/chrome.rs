@@ -8,12 +8,12 @@ use common::{app, live};
 use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use zut_agent::AgentEvent;
 use zut_protocol::PanelContent;
 use zut_tui::app::{App, Effect};
 use zut_tui::history::History;
 use zut_tui::theme::{ColorDepth, Theme};
 use zut_tui::{view, Status};
+use zut_types::AgentEvent;
 
 fn key(app: &mut App, code: KeyCode, mods: KeyModifiers) -> Vec<Effect> {
     app.key(&KeyEvent::new(code, mods), Instant::now())

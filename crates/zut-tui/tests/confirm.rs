@@ -10,13 +10,13 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 use serde_json::json;
-use zut_agent::approval::ApprovalDecision;
-use zut_agent::AgentEvent;
 use zut_protocol::PanelContent;
 use zut_tui::app::{App, Effect};
 use zut_tui::history::History;
 use zut_tui::theme::{ColorDepth, Theme};
 use zut_tui::{view, Status};
+use zut_types::AgentEvent;
+use zut_types::ApprovalDecision;
 
 fn app() -> App {
     let status = Status {

@@ -9,12 +9,12 @@ mod common;
 
 use common::live;
 use ratatui::text::Line;
-use zut_agent::transcript::JsonBlock;
-use zut_agent::AgentEvent;
 use zut_tui::app::App;
 use zut_tui::history::History;
 use zut_tui::theme::{ColorDepth, Theme};
 use zut_tui::Status;
+use zut_types::AgentEvent;
+use zut_types::JsonBlock;
 
 fn app(guards: &[&str]) -> App {
     let status = Status {

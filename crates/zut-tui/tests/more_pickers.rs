@@ -10,13 +10,13 @@ use common::live as screen;
 use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use zut_agent::AgentEvent;
 use zut_tui::app::{App, Effect};
 use zut_tui::history::History;
 use zut_tui::pickers::{Picker, PickerItem, PickerKind};
 use zut_tui::status::Totals;
 use zut_tui::theme::{ColorDepth, Theme};
 use zut_tui::{themes, Status};
+use zut_types::AgentEvent;
 
 fn app_with(depth: ColorDepth, w: u16, h: u16) -> App {
     let status = Status {
@@ -251,8 +251,8 @@ fn new_and_yolo_are_commands_listed_in_the_popup() {
 #[test]
 fn status_counters_restart_from_a_session_totals() {
     let mut s = Status::default();
-    let u = zut_agent::UsageEvent {
-        this: zut_agent::UsageCounts {
+    let u = zut_types::UsageEvent {
+        this: zut_types::UsageCounts {
             input: 1200,
             output: 34,
             cache_read: 800,

@@ -9,11 +9,11 @@ use common::live;
 use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use zut_agent::AgentEvent;
 use zut_tui::app::App;
 use zut_tui::history::History;
 use zut_tui::theme::{ColorDepth, Theme};
 use zut_tui::{view, wrap, Status};
+use zut_types::AgentEvent;
 
 fn app(w: u16, h: u16) -> App {
     let status = Status {

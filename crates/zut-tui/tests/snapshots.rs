@@ -11,10 +11,10 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 use serde_json::json;
-use zut_agent::transcript::JsonBlock;
-use zut_agent::{AgentEvent, UsageCounts, UsageEvent};
 use zut_tui::app::{App, Effect};
 use zut_tui::{view, CommandInfo};
+use zut_types::JsonBlock;
+use zut_types::{AgentEvent, UsageCounts, UsageEvent};
 
 /// Scrollback rows since the last call, then the live area.
 fn screen(app: &mut App) -> String {

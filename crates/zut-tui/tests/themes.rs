@@ -139,8 +139,8 @@ fn a_themed_user_bubble_spinner_and_code_block_through_the_app() {
     assert_eq!(a.themes.current, "bubbly");
     // The user's message: the text cells carry the bubble, the `▌` bar and
     // the cells after the text do not (no background bleeding past it).
-    a.agent(&zut_agent::AgentEvent::UserMessage {
-        content: vec![zut_agent::transcript::JsonBlock::Text {
+    a.agent(&zut_types::AgentEvent::UserMessage {
+        content: vec![zut_types::JsonBlock::Text {
             text: "hello there".into(),
         }],
         time: String::new(),

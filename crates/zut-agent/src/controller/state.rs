@@ -25,8 +25,7 @@ pub struct State {
     pub queued: usize,
 }
 
-/// The accepted `set_reasoning` values, normalised (`off` becomes `""`).
-pub const REASONING_LEVELS: &[&str] = &["off", "minimum", "low", "medium", "high", "xhigh", "max"];
+pub use zut_types::REASONING_LEVELS;
 
 /// Normalises an RPC reasoning level: the level's name (`""` for off) and
 /// the effort sent to the provider, or the rpc.md §4.9 error.

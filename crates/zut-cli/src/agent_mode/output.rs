@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::Notify;
 
-use zut_agent::{AgentEvent, UsageCounts};
+use zut_agent::{AgentEvent, UiEvents, UsageCounts};
 use zut_agent::{ControllerEvent, EventStream};
 use zut_ext_host::{UiEvent, UiKind};
 

@@ -272,7 +272,7 @@ pub(crate) fn double_esc(app: &mut App, now: Instant) -> Vec<Effect> {
 /// The reasoning levels, the current one marked.
 fn reasoning_picker(current: &str) -> Picker {
     let current = if current.is_empty() { "off" } else { current };
-    let items = zut_agent::controller::REASONING_LEVELS
+    let items = zut_types::REASONING_LEVELS
         .iter()
         .map(|l| PickerItem::new(*l, *l).current(*l == current))
         .collect();
