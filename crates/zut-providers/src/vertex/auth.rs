@@ -277,10 +277,10 @@ impl VertexAuth {
             }
         }
         let (token, lifetime) = self.exchange(client, provider).await?;
-        let margin = REFRESH_MARGIN.min(lifetime / 2);
+        // A token living less than the margin is used once, not cached.
         *cache = Some(Cached {
             token: token.clone(),
-            renew_at: Instant::now() + lifetime - margin,
+            renew_at: Instant::now() + lifetime.saturating_sub(REFRESH_MARGIN),
         });
         Ok(Some(token))
     }
