@@ -157,10 +157,8 @@ fn convert<'a>(
             | "minLength" | "maxLength" | "minimum" | "maximum" | "required" => {
                 out.insert(key.clone(), value.clone());
             }
-            "format" => {
-                if value.as_str().is_some_and(|f| FORMATS.contains(&f)) {
-                    out.insert(key.clone(), value.clone());
-                }
+            "format" if value.as_str().is_some_and(|f| FORMATS.contains(&f)) => {
+                out.insert(key.clone(), value.clone());
             }
             "enum" => {
                 let all_strings = value
