@@ -36,6 +36,20 @@ impl CloudAuth {
     }
 }
 
+impl CloudAuth {
+    /// The API key or bearer token in use and where it came from (so that
+    /// errors are scrubbed of it like any key).
+    pub(crate) fn secret(&self) -> Option<(String, String)> {
+        match self {
+            CloudAuth::Vertex(v) => v.api_key().map(|k| (k.to_string(), v.source.clone())),
+            CloudAuth::Bedrock(b) => match &b.credentials {
+                BedrockCredentials::Bearer(token) => Some((token.clone(), b.source.clone())),
+                BedrockCredentials::Keys { .. } => None,
+            },
+        }
+    }
+}
+
 /// A second key variable read when the preset's own is unset
 /// (`GOOGLE_API_KEY` after `GEMINI_API_KEY`, as the Go original).
 pub(crate) fn fallback_key_env(preset: &str) -> Option<&'static str> {

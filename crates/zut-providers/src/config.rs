@@ -307,6 +307,12 @@ pub fn resolve(
             None => (None, KeySource::None),
         }
     };
+    let (api_key, key_source) = match (api_key, cloud.as_ref().and_then(|c| c.secret())) {
+        (None, Some((secret, source))) if source != "--api-key" => {
+            (Some(secret), KeySource::Env(source))
+        }
+        (key, _) => (key, key_source),
+    };
     if api_key.is_none() && preset.key_required {
         let env_hint = preset
             .key_env
