@@ -58,7 +58,6 @@ pub(crate) fn frames(
 ) -> Vec<SseFrame> {
     let mut out = Vec::new();
     let mut signature: Option<&str> = None;
-    let mut has_calls = false;
     for block in blocks {
         let sign = |mut part: Value, signature: &mut Option<&str>| {
             if let Some(sig) = signature.take() {
@@ -88,31 +87,27 @@ pub(crate) fn frames(
                     signature = Some(sig);
                 }
             }
-            Block::ToolCall { id, name, args } => {
-                has_calls = true;
-                match serde_json::from_str::<Value>(args) {
-                    Ok(args @ Value::Object(_)) => {
-                        let mut call = json!({"name": name, "args": args});
-                        if !id.is_empty() {
-                            call["id"] = json!(id);
-                        }
-                        let part = sign(json!({ "functionCall": call }), &mut signature);
-                        out.push(chunk(vec![part], None, usage));
+            Block::ToolCall { id, name, args } => match serde_json::from_str::<Value>(args) {
+                Ok(args @ Value::Object(_)) => {
+                    let mut call = json!({"name": name, "args": args});
+                    if !id.is_empty() {
+                        call["id"] = json!(id);
                     }
-                    _ => {
-                        let mut c = chunk(Vec::new(), Some("MALFORMED_FUNCTION_CALL"), usage);
-                        let mut v: Value = serde_json::from_str(&c.data).unwrap_or_default();
-                        v["candidates"][0]["finishMessage"] =
-                            json!(format!("Malformed function call: {name}{args}"));
-                        c.data = v.to_string();
-                        out.push(c);
-                        return out;
-                    }
+                    let part = sign(json!({ "functionCall": call }), &mut signature);
+                    out.push(chunk(vec![part], None, usage));
                 }
-            }
+                _ => {
+                    let mut c = chunk(Vec::new(), Some("MALFORMED_FUNCTION_CALL"), usage);
+                    let mut v: Value = serde_json::from_str(&c.data).unwrap_or_default();
+                    v["candidates"][0]["finishMessage"] =
+                        json!(format!("Malformed function call: {name}{args}"));
+                    c.data = v.to_string();
+                    out.push(c);
+                    return out;
+                }
+            },
         }
     }
-    let _ = has_calls;
     // The finish reason comes on a last chunk with an empty text part.
     let mut last = json!({"text": ""});
     if let Some(sig) = signature {

@@ -1,6 +1,7 @@
 //! The Google Gemini API (`streamGenerateContent?alt=sse`): AI Studio
 //! (`google`) and Gemini models on Vertex AI (`google-vertex`).
 
+mod fast;
 pub(crate) mod request;
 pub(crate) mod schema;
 pub(crate) mod stream;

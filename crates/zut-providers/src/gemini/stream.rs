@@ -10,6 +10,7 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::fast::Counts;
 use crate::assemble::{Assembler, Emit};
 use crate::decode::Flow;
 use crate::error::{status_retryable, ProviderError};
@@ -148,6 +149,20 @@ impl Decoder {
         if data.is_empty() {
             return Ok(Flow::Continue);
         }
+        if let Some(fast) = super::fast::text_chunk(data) {
+            if let Some(usage) = fast.usage {
+                apply_usage(asm, usage);
+            }
+            let slot = match asm.last_text() {
+                Some(slot) => slot,
+                None => asm.open_text(),
+            };
+            asm.text(slot, fast.text, emit);
+            if let Some(reason) = fast.finish {
+                self.finish_reason(provider, &reason, None, asm)?;
+            }
+            return Ok(Flow::Continue);
+        }
         let chunk: Chunk<'_> = serde_json::from_str(data).map_err(|e| ProviderError::Protocol {
             provider: provider.to_string(),
             message: format!("invalid JSON in a Gemini stream chunk: {e}"),
@@ -156,13 +171,16 @@ impl Decoder {
             return Err(api_error(provider, &error));
         }
         if let Some(usage) = &chunk.usage {
-            let cached = usage.cached_content_token_count;
-            asm.usage.input = (usage.prompt_token_count + usage.tool_use_prompt_token_count)
-                .saturating_sub(cached);
-            asm.usage.cache_read = cached;
-            let thoughts = usage.thoughts_token_count.unwrap_or(0);
-            asm.usage.output = usage.candidates_token_count + thoughts;
-            asm.usage.reasoning = usage.thoughts_token_count;
+            apply_usage(
+                asm,
+                Counts {
+                    prompt: usage.prompt_token_count,
+                    candidates: usage.candidates_token_count,
+                    cached: usage.cached_content_token_count,
+                    thoughts: usage.thoughts_token_count,
+                    tool_use_prompt: usage.tool_use_prompt_token_count,
+                },
+            );
         }
         let Some(candidate) = chunk.candidates.into_iter().next() else {
             if let Some(feedback) = chunk.prompt_feedback {
@@ -189,12 +207,22 @@ impl Decoder {
             }
         }
         if let Some(reason) = candidate.finish_reason {
-            let reason: &str = &reason;
+            self.finish_reason(provider, &reason, candidate.finish_message, asm)?;
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// Act on a candidate's `finishReason`.
+    fn finish_reason(
+        &mut self,
+        provider: &str,
+        reason: &str,
+        message: Option<String>,
+        asm: &mut Assembler,
+    ) -> Result<(), ProviderError> {
+        {
             if BLOCKED.contains(&reason) {
-                let detail = candidate
-                    .finish_message
-                    .map(|m| format!(": {m}"))
-                    .unwrap_or_default();
+                let detail = message.map(|m| format!(": {m}")).unwrap_or_default();
                 return Err(ProviderError::Api {
                     provider: provider.to_string(),
                     kind: "response_blocked".into(),
@@ -205,7 +233,7 @@ impl Decoder {
                 });
             }
             if reason == "MALFORMED_FUNCTION_CALL" || reason == "UNEXPECTED_TOOL_CALL" {
-                let detail = candidate.finish_message.unwrap_or_default();
+                let detail = message.unwrap_or_default();
                 return Err(ProviderError::Api {
                     provider: provider.to_string(),
                     kind: "malformed_function_call".into(),
@@ -226,7 +254,7 @@ impl Decoder {
                 });
             }
         }
-        Ok(Flow::Continue)
+        Ok(())
     }
 
     fn part(&mut self, part: WirePart<'_>, asm: &mut Assembler, emit: &mut Emit<'_>) {
@@ -274,6 +302,14 @@ impl Decoder {
             tracing::debug!("gemini: ignoring a part of an unknown kind (logged once)");
         }
     }
+}
+
+/// Apply a chunk's cumulative usage.
+fn apply_usage(asm: &mut Assembler, usage: Counts) {
+    asm.usage.input = (usage.prompt + usage.tool_use_prompt).saturating_sub(usage.cached);
+    asm.usage.cache_read = usage.cached;
+    asm.usage.output = usage.candidates + usage.thoughts.unwrap_or(0);
+    asm.usage.reasoning = usage.thoughts;
 }
 
 /// A Gemini error object (`{"code", "message", "status"}`).
