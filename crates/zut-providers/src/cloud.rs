@@ -208,6 +208,19 @@ pub(crate) async fn authorize(
     }
 }
 
+/// The message of `[{"error": {"message": ..}}]`, Google's error body for
+/// some streaming failures.
+fn google_error_array(body: &str) -> Option<String> {
+    if !body.trim_start().starts_with('[') {
+        return None;
+    }
+    let value: Value = serde_json::from_str(body).ok()?;
+    value
+        .pointer("/0/error/message")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
 /// The `accept` header of a cloud wire's streaming request.
 pub(crate) fn accept(wire: Wire) -> &'static str {
     match wire {
@@ -219,6 +232,11 @@ pub(crate) fn accept(wire: Wire) -> &'static str {
 /// A cloud wire's HTTP error message made actionable: Bedrock clock skew,
 /// and for 400/401/403 about keys or credentials the place to fix them.
 pub(crate) fn explain_http_error(config: &ProviderConfig, status: u16, message: String) -> String {
+    // Google answers some errors with a JSON array of error objects.
+    let message = match config.wire {
+        Wire::Gemini | Wire::Vertex => google_error_array(&message).unwrap_or(message),
+        _ => message,
+    };
     match (&config.cloud, config.wire) {
         (Some(CloudAuth::Bedrock(b)), _) => {
             bedrock::explain_http_error(status, &message, &b.source)

@@ -355,6 +355,23 @@ async fn provider_google_with_base_url_and_gemini_api_key() {
 }
 
 #[tokio::test]
+async fn an_error_array_body_gives_its_message() {
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::json(
+        404,
+        r#"[{"error": {"code": 404, "message": "models/nope is not found for API version v1beta", "status": "NOT_FOUND"}}]"#,
+    ));
+    let err = run(&gemini(&server, "nope"), &request("go"))
+        .await
+        .0
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "google: HTTP 404: models/nope is not found for API version v1beta"
+    );
+}
+
+#[tokio::test]
 async fn rate_limit_is_retried_with_the_provider_message() {
     let server = LlmServer::start().await.unwrap();
     server.push(
