@@ -15,7 +15,8 @@
 //! Refused with an error naming the tool and the place: recursive or
 //! remote `$ref`s, `allOf` of several schemas, `not`, `if`/`then`/`else`,
 //! `patternProperties`, `prefixItems` or a list of `items`,
-//! `dependentSchemas`/`dependentRequired`, non-string `enum`/`const`.
+//! `dependentSchemas`/`dependentRequired`, non-string `enum`/`const`, and
+//! schemas of more than 20,000 nodes once their `$ref`s are inlined.
 
 use serde_json::{Map, Value};
 
@@ -66,7 +67,10 @@ const REFUSED: &[&str] = &[
 
 /// Map `schema` (the tool's `input_schema`); the error says where and why.
 pub(crate) fn to_gemini(schema: &Value) -> Result<Value, String> {
-    let defs = Defs { root: schema };
+    let defs = Defs {
+        root: schema,
+        nodes: std::cell::Cell::new(0),
+    };
     let mut stack = Vec::new();
     convert(schema, "#", &defs, &mut stack)
 }
@@ -82,8 +86,14 @@ pub(crate) fn is_empty_object(schema: &Value) -> bool {
             .is_none_or(Map::is_empty)
 }
 
+/// Most schema nodes a mapped schema may have (`$ref`s shared by many
+/// properties are inlined, so a small schema can expand exponentially).
+const MAX_NODES: usize = 20_000;
+
 struct Defs<'a> {
     root: &'a Value,
+    /// Nodes produced so far.
+    nodes: std::cell::Cell<usize>,
 }
 
 impl<'a> Defs<'a> {
@@ -103,6 +113,12 @@ fn convert<'a>(
     defs: &Defs<'a>,
     stack: &mut Vec<String>,
 ) -> Result<Value, String> {
+    defs.nodes.set(defs.nodes.get() + 1);
+    if defs.nodes.get() > MAX_NODES {
+        return Err(format!(
+            "{at}: more than {MAX_NODES} schema nodes once its $refs are inlined"
+        ));
+    }
     let obj = match schema {
         Value::Object(obj) => obj,
         // `true` (anything) has no Gemini form but an unconstrained
@@ -335,6 +351,19 @@ mod tests {
             to_gemini(&not).unwrap_err(),
             "#/properties/x: `not` has no equivalent in Gemini schemas"
         );
+        let mut defs = serde_json::Map::new();
+        for i in 0..40 {
+            let next = json!({"$ref": format!("#/$defs/d{}", i + 1)});
+            defs.insert(
+                format!("d{i}"),
+                json!({"type": "object", "properties": {"a": next, "b": next}}),
+            );
+        }
+        defs.insert("d40".into(), json!({"type": "string"}));
+        let exponential = json!({"$ref": "#/$defs/d0", "$defs": defs});
+        assert!(to_gemini(&exponential)
+            .unwrap_err()
+            .contains("more than 20000 schema nodes"));
         let numbers = json!({"type": "integer", "enum": [1, 2]});
         assert!(to_gemini(&numbers).unwrap_err().contains("strings only"));
     }
