@@ -260,8 +260,8 @@ impl Agent {
             let model = self.provider.model().to_string();
             let reasoning = self.config.reasoning_events;
             let mode = match self.provider.config().wire {
-                Wire::Anthropic => "explicit",
-                Wire::OpenAi => "automatic",
+                Wire::Anthropic | Wire::Bedrock => "explicit",
+                Wire::OpenAi | Wire::Gemini | Wire::Vertex => "automatic",
             };
             let result = {
                 let mut on_event = |ev| {

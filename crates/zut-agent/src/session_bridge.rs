@@ -203,10 +203,39 @@ pub fn to_provider(messages: &[SessionMessage]) -> Vec<Message> {
                 zut_session::Role::Assistant => Role::Assistant,
                 _ => Role::User,
             };
-            let content: Vec<Part> = m.content.iter().filter_map(part_of).collect();
+            let content = parts_of(&m.content);
             (!content.is_empty()).then_some(Message { role, content })
         })
         .collect()
+}
+
+/// The parts of session blocks. A Gemini `thought_signature` on a text,
+/// image or tool-call block (the Go original's rows) becomes the empty,
+/// signed thinking part the Gemini wire keeps right before that part.
+fn parts_of(blocks: &[Block]) -> Vec<Part> {
+    let mut out = Vec::with_capacity(blocks.len());
+    for b in blocks {
+        let signature = match b {
+            Block::Text {
+                thought_signature, ..
+            }
+            | Block::Image {
+                thought_signature, ..
+            }
+            | Block::ToolCall {
+                thought_signature, ..
+            } => thought_signature.as_str(),
+            _ => "",
+        };
+        if !signature.is_empty() {
+            out.push(Part::Thinking {
+                text: String::new(),
+                signature: Some(signature.to_string()),
+            });
+        }
+        out.extend(part_of(b));
+    }
+    out
 }
 
 fn part_of(b: &Block) -> Option<Part> {
@@ -268,7 +297,53 @@ pub fn from_provider(m: &Message) -> SessionMessage {
         }
         Role::User => zut_session::Role::User,
     };
-    SessionMessage::new(role, m.content.iter().map(block_of).collect())
+    SessionMessage::new(role, blocks_of(&m.content))
+}
+
+/// The blocks of provider parts: an empty, signed thinking part right
+/// before a text, image or tool call (how the Gemini wire keeps a thought
+/// signature that came on that part) is stored as that block's
+/// `thought_signature`, as the Go original stores it.
+fn blocks_of(parts: &[Part]) -> Vec<Block> {
+    let mut out = Vec::with_capacity(parts.len());
+    let mut pending: Option<&str> = None;
+    for (i, p) in parts.iter().enumerate() {
+        if let Part::Thinking {
+            text,
+            signature: Some(sig),
+        } = p
+        {
+            let carries = matches!(
+                parts.get(i + 1),
+                Some(Part::Text { .. } | Part::Image { .. } | Part::ToolCall { .. })
+            );
+            if text.is_empty()
+                && carries
+                && !sig.is_empty()
+                && !sig.starts_with(zut_providers::REDACTED_THINKING_PREFIX)
+            {
+                pending = Some(sig);
+                continue;
+            }
+        }
+        let mut block = block_of(p);
+        if let Some(sig) = pending.take() {
+            match &mut block {
+                Block::Text {
+                    thought_signature, ..
+                }
+                | Block::Image {
+                    thought_signature, ..
+                }
+                | Block::ToolCall {
+                    thought_signature, ..
+                } => *thought_signature = sig.to_string(),
+                _ => {}
+            }
+        }
+        out.push(block);
+    }
+    out
 }
 
 fn block_of(p: &Part) -> Block {
@@ -347,6 +422,35 @@ mod tests {
         let rows: Vec<SessionMessage> = msgs.iter().map(from_provider).collect();
         assert_eq!(rows[2].role, zut_session::Role::Tool);
         assert_eq!(to_provider(&rows), msgs);
+    }
+
+    #[test]
+    fn gemini_thought_signatures_are_stored_on_their_blocks() {
+        let message = Message {
+            role: Role::Assistant,
+            content: vec![
+                Part::Thinking {
+                    text: "thought".into(),
+                    signature: Some("on-thought".into()),
+                },
+                Part::Thinking {
+                    text: String::new(),
+                    signature: Some("on-call".into()),
+                },
+                Part::ToolCall {
+                    id: "c1".into(),
+                    name: "read".into(),
+                    args: json!({}),
+                },
+            ],
+        };
+        let stored = from_provider(&message);
+        assert_eq!(stored.content.len(), 2);
+        assert!(matches!(
+            &stored.content[1],
+            Block::ToolCall { thought_signature, .. } if thought_signature == "on-call"
+        ));
+        assert_eq!(to_provider(&[stored]), vec![message]);
     }
 
     #[test]

@@ -363,6 +363,7 @@ async fn reasoning_deltas_only_when_asked_for() {
         let kind = match format {
             Format::Anthropic => "anthropic",
             Format::Openai => "openai-compatible",
+            other => panic!("not exercised here: {other:?}"),
         };
         let mut a = agent(&env, &server, kind, None);
         // Off by default: the JSON event stream has no reasoning.

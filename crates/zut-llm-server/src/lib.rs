@@ -13,10 +13,13 @@
 //! `/v1/messages`); OpenAI clients use [`LlmServer::openai_base_url`] (they
 //! post to `/v1/chat/completions`).
 
+mod bedrock;
 mod body;
+mod gemini;
 mod render;
 mod script;
 mod server;
 
+pub use bedrock::EventFrame;
 pub use script::{Block, Body, Format, Script, SseFrame, Usage};
 pub use server::{LlmServer, RecordedRequest};

@@ -35,6 +35,13 @@ pub(crate) fn frames_for(script: &Script, include_usage: bool) -> Vec<String> {
                     *interleave,
                     include_usage,
                 ),
+                Format::Gemini => crate::gemini::frames(blocks, stop.as_deref(), usage, delta),
+                Format::Bedrock => {
+                    return crate::bedrock::frames(blocks, stop.as_deref(), usage, delta)
+                        .iter()
+                        .map(|f| String::from_utf8_lossy(&f.encode()).into_owned())
+                        .collect()
+                }
             };
             frames.iter().map(SseFrame::render).collect()
         }
@@ -47,12 +54,42 @@ pub(crate) fn frames_for(script: &Script, include_usage: bool) -> Vec<String> {
         })
         .to_string()],
         Body::Events { frames } => frames.iter().map(SseFrame::render).collect(),
-        Body::Raw { text } => vec![text.clone()],
+        Body::Raw { text } | Body::Json { text } => vec![text.clone()],
+        Body::EventStream { frames } => frames
+            .iter()
+            .map(|f| String::from_utf8_lossy(&f.encode()).into_owned())
+            .collect(),
+    }
+}
+
+/// The frames of a script as the bytes sent (Bedrock frames are binary,
+/// so [`frames_for`]'s text would not do).
+pub(crate) fn wire_frames(script: &Script, include_usage: bool) -> Vec<bytes::Bytes> {
+    let delta = script.delta_bytes.unwrap_or(usize::MAX);
+    match &script.body {
+        Body::Reply {
+            format: Format::Bedrock,
+            blocks,
+            stop,
+            usage,
+            ..
+        } => crate::bedrock::frames(blocks, stop.as_deref(), usage, delta)
+            .iter()
+            .map(crate::bedrock::EventFrame::encode)
+            .collect(),
+        Body::EventStream { frames } => frames
+            .iter()
+            .map(crate::bedrock::EventFrame::encode)
+            .collect(),
+        _ => frames_for(script, include_usage)
+            .into_iter()
+            .map(bytes::Bytes::from)
+            .collect(),
     }
 }
 
 /// Split `text` into pieces of at most `n` bytes on char boundaries.
-fn pieces(text: &str, n: usize) -> Vec<&str> {
+pub(crate) fn pieces(text: &str, n: usize) -> Vec<&str> {
     let mut out = Vec::new();
     let mut rest = text;
     while !rest.is_empty() {

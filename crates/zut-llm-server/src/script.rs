@@ -10,6 +10,10 @@ pub enum Format {
     Anthropic,
     /// OpenAI chat completions chunks.
     Openai,
+    /// Google Gemini `streamGenerateContent?alt=sse` chunks.
+    Gemini,
+    /// Amazon Bedrock Converse-Stream binary event-stream frames.
+    Bedrock,
 }
 
 /// One content block of a scripted assistant reply.
@@ -104,6 +108,18 @@ pub enum Body {
     },
     /// A raw body sent verbatim (as `text/event-stream`).
     Raw {
+        /// Body text.
+        text: String,
+    },
+    /// Explicit binary event-stream frames (Bedrock), sent as
+    /// `application/vnd.amazon.eventstream`.
+    EventStream {
+        /// The frames, in order.
+        frames: Vec<crate::bedrock::EventFrame>,
+    },
+    /// A JSON body sent verbatim as `application/json` (a provider's own
+    /// error format).
+    Json {
         /// Body text.
         text: String,
     },
@@ -261,7 +277,64 @@ impl Script {
                 SseFrame::data("{\"id\":\"chatcmpl-zut\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}"),
                 SseFrame::data("{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"oops"),
             ]),
+            Format::Gemini => Self::events(vec![
+                SseFrame::data("{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}],\"role\":\"model\"},\"index\":0}]}"),
+                SseFrame::data("{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"oops"),
+            ]),
+            Format::Bedrock => Self::event_stream(vec![
+                crate::bedrock::EventFrame::event("messageStart", "{\"role\":\"assistant\"}"),
+                crate::bedrock::EventFrame::event("contentBlockDelta", "{\"contentBlockIndex\":0,\"delta\":{\"text\":\"oops"),
+            ]),
         }
+    }
+
+    /// A Gemini text reply.
+    pub fn gemini_text(text: impl Into<String>) -> Self {
+        Self::reply(Format::Gemini, vec![Block::text(text)])
+    }
+
+    /// A Bedrock text reply.
+    pub fn bedrock_text(text: impl Into<String>) -> Self {
+        Self::reply(Format::Bedrock, vec![Block::text(text)])
+    }
+
+    /// A Gemini stream (status 200) whose only chunk blocks the prompt
+    /// (`promptFeedback.blockReason`, e.g. `SAFETY`).
+    pub fn gemini_prompt_blocked(reason: &str) -> Self {
+        Self::events(vec![crate::gemini::prompt_blocked(reason)])
+    }
+
+    /// A Gemini error object: as the body of an HTTP error (`status` not
+    /// 200) or, with status 200, as one SSE event of the stream.
+    pub fn gemini_error(status: u16, code: u16, grpc_status: &str, message: &str) -> Self {
+        let text = crate::gemini::error_json(code, grpc_status, message);
+        if status == 200 {
+            Self::events(vec![SseFrame::data(text)])
+        } else {
+            Self::new(Body::Json { text }).with_status(status)
+        }
+    }
+
+    /// A Bedrock HTTP error: `{"message": ..}` with `x-amzn-errortype`.
+    pub fn bedrock_error(status: u16, error_type: &str, message: &str) -> Self {
+        Self::new(Body::Json {
+            text: serde_json::json!({ "message": message }).to_string(),
+        })
+        .with_status(status)
+        .header(
+            "x-amzn-errortype",
+            format!("{error_type}:http://internal.amazon.com/coral/com.amazon.bedrock/"),
+        )
+    }
+
+    /// A stream of explicit event-stream frames (Bedrock).
+    pub fn event_stream(frames: Vec<crate::bedrock::EventFrame>) -> Self {
+        Self::new(Body::EventStream { frames })
+    }
+
+    /// A JSON body sent as `application/json` with `status`.
+    pub fn json(status: u16, text: impl Into<String>) -> Self {
+        Self::new(Body::Json { text: text.into() }).with_status(status)
     }
 
     /// Hang before sending any response (until the client goes away).
@@ -361,6 +434,16 @@ impl Script {
         crate::render::frames(self)
     }
 
+    /// The frames' bytes as sent (binary for Bedrock event streams).
+    pub fn frame_bytes(&self) -> Vec<bytes::Bytes> {
+        crate::render::wire_frames(self, true)
+    }
+
+    /// The whole body as sent (binary for Bedrock event streams).
+    pub fn render_bytes(&self) -> Vec<u8> {
+        self.frame_bytes().concat()
+    }
+
     /// The full body text this script would send (all frames concatenated).
     /// Useful to pre-render a large reply once and replay it with [`Script::raw_sse`].
     pub fn render_body(&self) -> String {
@@ -377,7 +460,15 @@ impl Script {
     pub fn prerendered(&self) -> Script {
         let counts_frames =
             self.cut_after.is_some() || self.hang_after.is_some() || self.event_delay_ms.is_some();
-        if counts_frames || !matches!(self.body, Body::Reply { .. } | Body::Events { .. }) {
+        let binary = matches!(
+            self.body,
+            Body::Reply {
+                format: Format::Bedrock,
+                ..
+            } | Body::EventStream { .. }
+        );
+        if counts_frames || binary || !matches!(self.body, Body::Reply { .. } | Body::Events { .. })
+        {
             return self.clone();
         }
         Script {

@@ -246,9 +246,14 @@ async fn respond(
             _ = tokio::time::sleep(Duration::from_millis(ms)) => {}
         }
     }
-    let frames = crate::render::frames_for(script, include_usage);
+    let frames = crate::render::wire_frames(script, include_usage);
     let content_type = match &script.body {
-        Body::Error { .. } => "application/json",
+        Body::Error { .. } | Body::Json { .. } => "application/json",
+        Body::EventStream { .. }
+        | Body::Reply {
+            format: crate::script::Format::Bedrock,
+            ..
+        } => "application/vnd.amazon.eventstream",
         _ => "text/event-stream",
     };
     let (tx, rx) = mpsc::channel(16);
@@ -292,7 +297,7 @@ struct Knobs {
 
 async fn feed(
     script: Knobs,
-    frames: Vec<String>,
+    frames: Vec<Bytes>,
     tx: mpsc::Sender<Result<Bytes, std::io::Error>>,
     shutdown: CancellationToken,
 ) {
@@ -302,7 +307,7 @@ async fn feed(
         (None, Some(h)) => h,
         (None, None) => usize::MAX,
     };
-    let sent: Vec<String> = frames.into_iter().take(limit).collect();
+    let sent: Vec<Bytes> = frames.into_iter().take(limit).collect();
     let pause = script.event_delay_ms.map(Duration::from_millis);
     let chunks: Vec<Bytes> = match script.chunk_bytes {
         Some(n) => {
@@ -312,7 +317,7 @@ async fn feed(
                 .map(|i| all.slice(i..(i + n).min(all.len())))
                 .collect()
         }
-        None => sent.into_iter().map(Bytes::from).collect(),
+        None => sent,
     };
     for chunk in chunks {
         if let Some(pause) = pause {

@@ -144,6 +144,8 @@ fn bench(c: &mut Criterion) {
         let (preset, base) = match format {
             Format::Anthropic => ("anthropic", server.url()),
             Format::Openai => ("openai-compatible", server.openai_base_url()),
+            // Benchmarked in `benches/cloud.rs`.
+            other => panic!("not an SSE chat format: {other:?}"),
         };
         let provider = match ProviderConfig::new(preset, &base, Some("bench-key"), "bench")
             .and_then(Provider::new)

@@ -90,6 +90,9 @@ pub struct ProviderConfig {
     /// `config.json`); `None` leaves the provider's default. Not sent to
     /// Anthropic while extended thinking is on (the API refuses it).
     pub temperature: Option<f32>,
+    /// Credentials, project and region of `google-vertex` and
+    /// `amazon-bedrock` (`None` for the other providers).
+    pub cloud: Option<crate::cloud::CloudAuth>,
 }
 
 impl std::fmt::Debug for ProviderConfig {
@@ -106,6 +109,7 @@ impl std::fmt::Debug for ProviderConfig {
             .field("connect_timeout", &self.connect_timeout)
             .field("idle_timeout", &self.idle_timeout)
             .field("temperature", &self.temperature)
+            .field("cloud", &self.cloud)
             .finish()
     }
 }
@@ -137,6 +141,7 @@ impl ProviderConfig {
             idle_timeout: Duration::from_secs(120),
             max_completion_tokens: p.max_completion_tokens,
             temperature: None,
+            cloud: None,
         })
     }
 }
@@ -157,6 +162,13 @@ impl ProviderConfig {
     /// The same configuration with another reasoning effort.
     pub fn with_reasoning(mut self, reasoning: Reasoning) -> Self {
         self.reasoning = reasoning;
+        self
+    }
+
+    /// The same configuration with cloud credentials (`google-vertex`,
+    /// `amazon-bedrock`).
+    pub fn with_cloud(mut self, cloud: crate::cloud::CloudAuth) -> Self {
+        self.cloud = Some(cloud);
         self
     }
 
@@ -244,7 +256,13 @@ pub fn resolve(
         }
     };
 
-    let base_url = match base_url.or(preset.base_url.map(str::to_string)) {
+    // Vertex and Bedrock: credentials, project and region (their base URL
+    // depends on the region).
+    let cloud = crate::cloud::resolve(preset.id, non_empty(opts.api_key.clone()).as_deref(), &env)?;
+    let base_url = match base_url
+        .or(preset.base_url.map(str::to_string))
+        .or_else(|| cloud.as_ref().map(crate::cloud::default_base_url))
+    {
         Some(url) => url.trim_end_matches('/').to_string(),
         None => {
             return Err(ProviderError::Config(format!(
@@ -271,7 +289,9 @@ pub fn resolve(
         (Some(key), KeySource::Flag)
     } else if let Some((name, key)) = preset
         .key_env
-        .and_then(|name| env(name).map(|key| (name, key)))
+        .into_iter()
+        .chain(crate::cloud::fallback_key_env(preset.id))
+        .find_map(|name| env(name).map(|key| (name, key)))
     {
         (Some(key), KeySource::Env(name.to_string()))
     } else {
@@ -287,10 +307,19 @@ pub fn resolve(
             None => (None, KeySource::None),
         }
     };
+    let (api_key, key_source) = match (api_key, cloud.as_ref().and_then(|c| c.secret())) {
+        (None, Some((secret, source))) if source != "--api-key" => {
+            (Some(secret), KeySource::Env(source))
+        }
+        (key, _) => (key, key_source),
+    };
     if api_key.is_none() && preset.key_required {
         let env_hint = preset
             .key_env
-            .map(|name| format!("set {name}, "))
+            .map(|name| match crate::cloud::fallback_key_env(preset.id) {
+                Some(other) => format!("set {name} (or {other}), "),
+                None => format!("set {name}, "),
+            })
             .unwrap_or_default();
         return Err(ProviderError::Config(format!(
             "no API key for provider {}: {env_hint}pass --api-key, or add {{\"{}\": {{\"api_key\": \"...\"}}}} to {}",
@@ -321,6 +350,7 @@ pub fn resolve(
         idle_timeout: opts.idle_timeout.unwrap_or(Duration::from_secs(120)),
         max_completion_tokens: preset.max_completion_tokens,
         temperature: None,
+        cloud,
     })
 }
 

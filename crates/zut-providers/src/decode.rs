@@ -2,10 +2,11 @@
 
 use crate::assemble::{Assembler, Emit};
 use crate::error::ProviderError;
+use crate::framing::Framer;
 use crate::presets::Wire;
-use crate::sse::{SseEventRef, SseParser};
+use crate::sse::SseEventRef;
 use crate::types::{Completion, StreamEvent};
-use crate::{anthropic, openai};
+use crate::{anthropic, bedrock, gemini, openai};
 
 /// Whether the stream is finished.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,6 +22,8 @@ pub(crate) enum Flow {
 pub(crate) enum Decoder {
     Anthropic(anthropic::stream::Decoder),
     OpenAi(openai::stream::Decoder),
+    Gemini(gemini::stream::Decoder),
+    Bedrock(bedrock::stream::Decoder),
 }
 
 impl Decoder {
@@ -28,6 +31,10 @@ impl Decoder {
         match wire {
             Wire::Anthropic => Decoder::Anthropic(anthropic::stream::Decoder::new()),
             Wire::OpenAi => Decoder::OpenAi(openai::stream::Decoder::new()),
+            // Vertex answers in Gemini's format (Claude models are
+            // decoded as `Wire::Anthropic`, see `cloud::stream_wire`).
+            Wire::Gemini | Wire::Vertex => Decoder::Gemini(gemini::stream::Decoder::new()),
+            Wire::Bedrock => Decoder::Bedrock(bedrock::stream::Decoder::new()),
         }
     }
 
@@ -41,6 +48,8 @@ impl Decoder {
         match self {
             Decoder::Anthropic(d) => d.event(provider, sse, asm, emit),
             Decoder::OpenAi(d) => d.event(provider, sse, asm, emit),
+            Decoder::Gemini(d) => d.event(provider, sse, asm, emit),
+            Decoder::Bedrock(d) => d.event(provider, sse, asm, emit),
         }
     }
 
@@ -56,11 +65,14 @@ impl Decoder {
                 }
                 complete
             }
+            Decoder::Gemini(d) => d.complete_at_eof(),
+            Decoder::Bedrock(d) => d.complete_at_eof(),
         }
     }
 }
 
-/// Decode a complete response body offline: the SSE bytes (in any chunking)
+/// Decode a complete response body offline: the SSE bytes (binary event
+/// stream for [`Wire::Bedrock`]) (in any chunking)
 /// of one streamed reply in `wire` format, as the provider would receive
 /// them over HTTP. Emits the same [`StreamEvent`]s as [`crate::Provider::stream`]
 /// (without `RequestStarted`) and returns the assembled [`Completion`].
@@ -75,14 +87,17 @@ pub fn parse_stream<'c>(
     let provider = match wire {
         Wire::Anthropic => "anthropic",
         Wire::OpenAi => "openai",
+        Wire::Gemini => "google",
+        Wire::Vertex => "google-vertex",
+        Wire::Bedrock => "amazon-bedrock",
     };
     let mut asm = Assembler::new();
     let mut decoder = Decoder::new(wire);
-    let mut parser = SseParser::new();
+    let mut parser = Framer::new(wire);
     let mut done = false;
     'chunks: for chunk in chunks {
         parser.push(chunk);
-        while let Some(event) = parser.next_event_ref() {
+        while let Some(event) = parser.next_event(provider)? {
             if decoder.event(provider, &event, &mut asm, on_event)? == Flow::Done {
                 done = true;
                 break 'chunks;
@@ -90,7 +105,7 @@ pub fn parse_stream<'c>(
         }
     }
     if !done {
-        while let Some(event) = parser.drain_ref() {
+        while let Some(event) = parser.drain(provider)? {
             if decoder.event(provider, &event, &mut asm, on_event)? == Flow::Done {
                 done = true;
                 break;

@@ -2,7 +2,8 @@
 //!
 //! Owns the provider-neutral conversation types ([`types`]), the wire formats
 //! of the Anthropic Messages API and OpenAI-compatible chat completions, SSE
-//! framing, retries and credentials. Knows nothing of extensions, tools'
+//! framing, retries and credentials; Google Gemini, Vertex AI and Amazon
+//! Bedrock ([`cloud`]). Knows nothing of extensions, tools'
 //! implementations, sessions or the UI.
 //!
 //! Entry points: [`resolve`] turns [`ProviderOptions`] (flags), the
@@ -14,10 +15,15 @@
 
 mod anthropic;
 mod assemble;
+mod bedrock;
+pub mod cloud;
 pub mod config;
 pub mod credentials;
 mod decode;
 pub mod error;
+mod framing;
+mod gemini;
+mod levels;
 mod openai;
 pub mod presets;
 mod provider;
@@ -26,8 +32,12 @@ mod scan;
 pub mod sse;
 mod text;
 pub mod types;
+mod vertex;
 
 pub use assemble::REDACTED_THINKING_PREFIX;
+pub use bedrock::credentials::{BedrockAuth, BedrockCredentials};
+pub use bedrock::sign::sigv4_headers;
+pub use cloud::CloudAuth;
 pub use config::{parse_reasoning, resolve, KeySource, ProviderConfig, ProviderOptions};
 pub use decode::parse_stream;
 pub use error::ProviderError;
@@ -35,3 +45,4 @@ pub use presets::{preset, Preset, Wire, PRESETS};
 pub use provider::Provider;
 pub use retry::RetryPolicy;
 pub use types::*;
+pub use vertex::auth::VertexAuth;

@@ -7,6 +7,13 @@ pub enum Wire {
     Anthropic,
     /// OpenAI-compatible chat completions (`POST {base}/chat/completions`).
     OpenAi,
+    /// Google Gemini (`POST {base}/v1beta/models/{model}:streamGenerateContent?alt=sse`).
+    Gemini,
+    /// Vertex AI: Gemini models (`streamGenerateContent`) and Claude
+    /// (`streamRawPredict`) under `{base}/v1/projects/{project}/locations/{location}`.
+    Vertex,
+    /// Amazon Bedrock Converse-Stream (`POST {base}/model/{model}/converse-stream`).
+    Bedrock,
 }
 
 /// One `--provider` preset.
@@ -115,14 +122,47 @@ pub const PRESETS: &[Preset] = &[
         false,
         None,
     ),
+    Preset {
+        id: "google",
+        wire: Wire::Gemini,
+        base_url: Some("https://generativelanguage.googleapis.com"),
+        key_env: Some("GEMINI_API_KEY"),
+        key_required: true,
+        default_model: Some("gemini-2.5-pro"),
+        max_completion_tokens: false,
+    },
+    Preset {
+        id: "google-vertex",
+        wire: Wire::Vertex,
+        // From GOOGLE_CLOUD_LOCATION (see `cloud::default_base_url`).
+        base_url: None,
+        key_env: None,
+        key_required: false,
+        default_model: Some("gemini-2.5-pro"),
+        max_completion_tokens: false,
+    },
+    Preset {
+        id: "amazon-bedrock",
+        wire: Wire::Bedrock,
+        // From the AWS region (see `cloud::default_base_url`).
+        base_url: None,
+        key_env: None,
+        key_required: false,
+        default_model: Some("anthropic.claude-sonnet-4-5-20250929-v1:0"),
+        max_completion_tokens: false,
+    },
 ];
 
-/// The preset for a `--provider` value (`llama.cpp`/`llama-cpp` alias `llamacpp`).
+/// The preset for a `--provider` value (`llama.cpp`/`llama-cpp` alias
+/// `llamacpp`; `gemini`, `vertex`, `bedrock` as in the Go original).
 pub fn preset(name: &str) -> Option<&'static Preset> {
     let name = name.trim().to_ascii_lowercase();
     let name = match name.as_str() {
         "llama.cpp" | "llama-cpp" | "llama_cpp" => "llamacpp",
         "openai_compatible" => "openai-compatible",
+        "gemini" | "googleai" | "google-ai" => "google",
+        "vertex" | "gcp-vertex" | "vertex-ai" => "google-vertex",
+        "bedrock" | "aws-bedrock" | "amazon" => "amazon-bedrock",
         other => other,
     };
     PRESETS.iter().find(|p| p.id == name)

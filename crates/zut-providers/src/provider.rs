@@ -11,10 +11,10 @@ use crate::assemble::Assembler;
 use crate::config::ProviderConfig;
 use crate::decode::{Decoder, Flow};
 use crate::error::{error_body_message, redact, status_retryable, ProviderError};
+use crate::framing::Framer;
 use crate::openai;
 use crate::presets::Wire;
 use crate::retry::retry_after_from_headers;
-use crate::sse::SseParser;
 use crate::types::{Completion, Request, StreamEvent};
 
 /// Most bytes of an error response body read (its message is in the
@@ -100,16 +100,35 @@ impl Provider {
     /// Anthropic: `{base}/v1/messages` (or `{base}/messages` when the base
     /// URL already ends with `/v1`); OpenAI-compatible: `{base}/chat/completions`.
     pub fn endpoint(&self) -> String {
+        self.endpoint_for(&self.config.model)
+    }
+
+    /// The endpoint URL of a request for `model` (Gemini, Vertex and
+    /// Bedrock put the model in the URL; see [`crate::cloud`]).
+    pub fn endpoint_for(&self, model: &str) -> String {
         let base = self.config.base_url.trim_end_matches('/');
         match self.config.wire {
             Wire::Anthropic if base.ends_with("/v1") => format!("{base}/messages"),
             Wire::Anthropic => format!("{base}/v1/messages"),
             Wire::OpenAi => format!("{base}/chat/completions"),
+            Wire::Gemini | Wire::Vertex | Wire::Bedrock => {
+                crate::cloud::endpoint(&self.config, model)
+            }
         }
     }
 
-    /// The JSON body that [`Provider::stream`] would send for `req`.
+    /// The JSON body that [`Provider::stream`] would send for `req` (for a
+    /// request the wire cannot express, such as a tool schema Gemini
+    /// cannot take, an object `{"error": ..}`; see
+    /// [`Provider::try_request_body`]).
     pub fn request_body(&self, req: &Request) -> Value {
+        self.try_request_body(req)
+            .unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
+    }
+
+    /// The JSON body that [`Provider::stream`] sends for `req`, or why the
+    /// wire cannot express it.
+    pub fn try_request_body(&self, req: &Request) -> Result<Value, ProviderError> {
         let model = if req.model.is_empty() {
             &self.config.model
         } else {
@@ -118,6 +137,10 @@ impl Provider {
         let mut body = match self.config.wire {
             Wire::Anthropic => anthropic::request::body(req, model),
             Wire::OpenAi => openai::request::body(req, model, self.config.max_completion_tokens),
+            // Temperature included by the wire's own body.
+            Wire::Gemini | Wire::Vertex | Wire::Bedrock => {
+                return crate::cloud::body(&self.config, req, model)
+            }
         };
         if let (Some(t), Some(obj)) = (self.config.temperature, body.as_object_mut()) {
             // Anthropic refuses a temperature while extended thinking is on.
@@ -125,7 +148,7 @@ impl Provider {
                 obj.insert("temperature".into(), serde_json::json!(t));
             }
         }
-        body
+        Ok(body)
     }
 
     /// Stream one request.
@@ -143,7 +166,16 @@ impl Provider {
         cancel: &CancellationToken,
         on_event: &mut (dyn FnMut(StreamEvent) + Send),
     ) -> Result<Completion, ProviderError> {
-        let body: bytes::Bytes = serde_json::to_vec(&self.request_body(req))
+        let model = if req.model.is_empty() {
+            self.config.model.as_str()
+        } else {
+            req.model.as_str()
+        };
+        let target = Target {
+            url: self.endpoint_for(model),
+            wire: crate::cloud::stream_wire(self.config.wire, model),
+        };
+        let body: bytes::Bytes = serde_json::to_vec(&self.try_request_body(req)?)
             .map(bytes::Bytes::from)
             .map_err(|e| ProviderError::Config(format!("cannot encode request: {e}")))?;
         let max_attempts = self.config.retry.max_attempts.max(1);
@@ -157,7 +189,9 @@ impl Provider {
                 max_attempts,
             });
             let mut asm = Assembler::new();
-            let outcome = self.attempt(&body, cancel, &mut asm, on_event).await;
+            let outcome = self
+                .attempt(&target, &body, cancel, &mut asm, on_event)
+                .await;
             let key = self.config.api_key.as_deref();
             let failure = match outcome {
                 Ok(()) => {
@@ -201,6 +235,7 @@ impl Provider {
     /// One HTTP attempt: send, check the status, decode the stream into `asm`.
     async fn attempt(
         &self,
+        target: &Target,
         body: &bytes::Bytes,
         cancel: &CancellationToken,
         asm: &mut Assembler,
@@ -210,9 +245,9 @@ impl Provider {
         let idle = self.config.idle_timeout;
         let mut builder = self
             .client
-            .post(self.endpoint())
+            .post(target.url.as_str())
             .header("content-type", "application/json")
-            .header("accept", "text/event-stream")
+            .header("accept", crate::cloud::accept(self.config.wire))
             .body(body.clone());
         let key = self.config.api_key.as_deref();
         builder = match self.config.wire {
@@ -227,6 +262,14 @@ impl Provider {
                 Some(key) => b_bearer(builder, key),
                 None => builder,
             },
+            Wire::Gemini | Wire::Vertex | Wire::Bedrock => {
+                let authorized =
+                    crate::cloud::authorize(&self.config, &self.client, builder, &target.url, body);
+                tokio::select! {
+                    _ = cancel.cancelled() => return Err(ProviderError::Aborted.into()),
+                    authorized = authorized => authorized?,
+                }
+            }
         };
         let response = tokio::select! {
             _ = cancel.cancelled() => return Err(ProviderError::Aborted.into()),
@@ -249,6 +292,7 @@ impl Provider {
             if status.as_u16() == 529 || message.to_ascii_lowercase().contains("overloaded") {
                 message = format!("overloaded: {message}");
             }
+            let message = crate::cloud::explain_http_error(&self.config, status.as_u16(), message);
             let message = redact(message, key);
             return Err(Failure {
                 error: ProviderError::Http {
@@ -266,8 +310,8 @@ impl Provider {
             .get(reqwest::header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.trim_start().starts_with("application/json"));
-        let mut decoder = Decoder::new(self.config.wire);
-        let mut parser = SseParser::new();
+        let mut decoder = Decoder::new(target.wire);
+        let mut parser = Framer::new(target.wire);
         let mut stream = response.bytes_stream();
         if is_json {
             // Not an event stream: a server that ignored `"stream": true`, or
@@ -332,7 +376,7 @@ impl Provider {
                 Ok(Some(Ok(chunk))) => {
                     received += chunk.len();
                     parser.push(&chunk);
-                    while let Some(event) = parser.next_event_ref() {
+                    while let Some(event) = parser.next_event(provider)? {
                         if decoder.event(provider, &event, asm, emit)? == Flow::Done {
                             return Ok(());
                         }
@@ -366,13 +410,13 @@ impl Provider {
     /// The body ended: flush the parser; the reply must be complete.
     fn end_of_stream(
         &self,
-        parser: &mut SseParser,
+        parser: &mut Framer,
         decoder: &mut Decoder,
         asm: &mut Assembler,
         emit: &mut (dyn FnMut(StreamEvent) + Send + '_),
     ) -> Result<(), Failure> {
         let provider = self.config.provider.as_str();
-        while let Some(event) = parser.drain_ref() {
+        while let Some(event) = parser.drain(provider)? {
             if decoder.event(provider, &event, asm, emit)? == Flow::Done {
                 return Ok(());
             }
@@ -384,6 +428,12 @@ impl Provider {
             .transport("stream ended before the reply was complete".to_string())
             .into())
     }
+}
+
+/// Where one request goes and the stream format that comes back.
+struct Target {
+    url: String,
+    wire: Wire,
 }
 
 /// A JSON object received where an event stream was expected: the

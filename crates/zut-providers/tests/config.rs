@@ -168,6 +168,7 @@ fn presets_resolve_base_urls_and_wire() {
         ("DEEPSEEK_API_KEY", "ds"),
         ("OPENAI_API_KEY", "oa"),
         ("ANTHROPIC_API_KEY", "an"),
+        ("GEMINI_API_KEY", "gm"),
     ]);
     let cases = [
         (
@@ -203,6 +204,12 @@ fn presets_resolve_base_urls_and_wire() {
         ("ollama", "http://localhost:11434/v1", Wire::OpenAi, None),
         ("llamacpp", "http://localhost:8080/v1", Wire::OpenAi, None),
         ("vllm", "http://localhost:8000/v1", Wire::OpenAi, None),
+        (
+            "google",
+            "https://generativelanguage.googleapis.com",
+            Wire::Gemini,
+            Some("gm"),
+        ),
     ];
     for (id, base, wire, key) in cases {
         let mut o = opts(id);
@@ -216,6 +223,9 @@ fn presets_resolve_base_urls_and_wire() {
         let expected = match wire {
             Wire::Anthropic => format!("{base}/v1/messages"),
             Wire::OpenAi => format!("{base}/chat/completions"),
+            Wire::Gemini => format!("{base}/v1beta/models/m:streamGenerateContent?alt=sse"),
+            // Vertex and Bedrock: tests/vertex.rs, tests/bedrock.rs.
+            other => panic!("{other:?}"),
         };
         assert_eq!(provider.endpoint(), expected);
         assert_eq!(provider.name(), id);
@@ -224,7 +234,15 @@ fn presets_resolve_base_urls_and_wire() {
     for alias in ["llama.cpp", "llama-cpp", "LlamaCpp"] {
         assert_eq!(preset(alias).map(|p| p.id), Some("llamacpp"));
     }
-    assert_eq!(PRESETS.len(), 9);
+    for (alias, id) in [
+        ("gemini", "google"),
+        ("vertex", "google-vertex"),
+        ("bedrock", "amazon-bedrock"),
+        ("aws-bedrock", "amazon-bedrock"),
+    ] {
+        assert_eq!(preset(alias).map(|p| p.id), Some(id));
+    }
+    assert_eq!(PRESETS.len(), 12);
 }
 
 #[test]

@@ -28,7 +28,8 @@ enum ScriptFile {
 const USAGE: &str = "\
 usage: zut-llm-server [--prerender] [--quiet] <script.json | ->
 
-Serve scripted Anthropic / OpenAI SSE replies on 127.0.0.1 (random port).
+Serve scripted Anthropic / OpenAI / Gemini SSE replies and Bedrock
+event streams on 127.0.0.1 (random port).
 
 <script.json> is a JSON array of scripts, or {\"cycle\": true, \"scripts\": [...]}
 to replay them forever; `-` reads it from stdin. A script looks like
@@ -37,11 +38,16 @@ to replay them forever; `-` reads it from stdin. A script looks like
    \"delta_bytes\": 10}
 Other bodies: {\"kind\": \"error\", \"error_type\": .., \"message\": ..} (with
 \"status\": 429, \"headers\": [[\"retry-after\", \"1\"]]), {\"kind\": \"events\",
-\"frames\": [{\"event\": .., \"data\": ..}]}, {\"kind\": \"raw\", \"text\": ..}.
+\"frames\": [{\"event\": .., \"data\": ..}]}, {\"kind\": \"raw\", \"text\": ..},
+{\"kind\": \"json\", \"text\": ..} (sent as application/json), {\"kind\":
+\"event_stream\", \"frames\": [{\"message_type\": \"event\", \"event_type\": ..,
+\"payload\": .., \"corrupt\": false}]} (Bedrock binary frames).
+Formats: anthropic, openai, gemini, bedrock.
 Knobs: delta_bytes, chunk_bytes, cut_after, hang_after, delay_ms, event_delay_ms.
 
 The first line on stdout is the base URL (Anthropic clients post to
-<url>/v1/messages, OpenAI-compatible clients use <url>/v1 as base URL).
+<url>/v1/messages, OpenAI-compatible clients use <url>/v1 as base URL;
+`zut --provider google|amazon-bedrock --base-url <url>` for the others).
 Each request received is logged to stderr. Runs until interrupted.
 
 options:

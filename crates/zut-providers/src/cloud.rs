@@ -1,0 +1,263 @@
+//! The wires of Google and Amazon: Gemini (`google`), Vertex AI
+//! (`google-vertex`) and Bedrock (`amazon-bedrock`) — their credentials,
+//! endpoints, request bodies and authentication, called from
+//! [`crate::Provider`].
+
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use serde_json::Value;
+
+use crate::bedrock::credentials::{BedrockAuth, BedrockCredentials};
+use crate::config::{KeySource, ProviderConfig};
+use crate::error::ProviderError;
+use crate::presets::Wire;
+use crate::types::Request;
+use crate::vertex::auth::VertexAuth;
+use crate::{anthropic, bedrock, gemini, vertex};
+
+/// Credentials of the cloud providers (kept in [`ProviderConfig::cloud`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum CloudAuth {
+    /// Vertex AI: project, location, API key or OAuth tokens (cached).
+    Vertex(Arc<VertexAuth>),
+    /// Amazon Bedrock: API key or access keys, region.
+    Bedrock(Arc<BedrockAuth>),
+}
+
+impl CloudAuth {
+    /// Bedrock credentials given explicitly (tests, embedding).
+    pub fn bedrock(credentials: BedrockCredentials, region: &str, source: &str) -> CloudAuth {
+        CloudAuth::Bedrock(Arc::new(BedrockAuth {
+            credentials,
+            source: source.to_string(),
+            region: region.to_string(),
+        }))
+    }
+}
+
+impl CloudAuth {
+    /// The API key or bearer token in use and where it came from (so that
+    /// errors are scrubbed of it like any key).
+    pub(crate) fn secret(&self) -> Option<(String, String)> {
+        match self {
+            CloudAuth::Vertex(v) => v.api_key().map(|k| (k.to_string(), v.source.clone())),
+            CloudAuth::Bedrock(b) => match &b.credentials {
+                BedrockCredentials::Bearer(token) => Some((token.clone(), b.source.clone())),
+                BedrockCredentials::Keys { .. } => None,
+            },
+        }
+    }
+}
+
+/// A second key variable read when the preset's own is unset
+/// (`GOOGLE_API_KEY` after `GEMINI_API_KEY`, as the Go original).
+pub(crate) fn fallback_key_env(preset: &str) -> Option<&'static str> {
+    match preset {
+        "google" => Some("GOOGLE_API_KEY"),
+        _ => None,
+    }
+}
+
+/// Resolve the credentials of `google-vertex` and `amazon-bedrock`
+/// (`None` for the other presets).
+pub(crate) fn resolve(
+    preset: &str,
+    api_key: Option<&str>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<CloudAuth>, ProviderError> {
+    match preset {
+        "google-vertex" => Ok(Some(CloudAuth::Vertex(Arc::new(vertex::auth::resolve(
+            api_key, env,
+        )?)))),
+        "amazon-bedrock" => Ok(Some(CloudAuth::Bedrock(Arc::new(
+            bedrock::credentials::resolve(api_key, env)?,
+        )))),
+        _ => Ok(None),
+    }
+}
+
+/// The default base URL of a cloud provider (from its region).
+pub(crate) fn default_base_url(auth: &CloudAuth) -> String {
+    match auth {
+        CloudAuth::Vertex(v) => vertex::default_base_url(&v.location),
+        CloudAuth::Bedrock(b) => bedrock::default_base_url(&b.region),
+    }
+}
+
+fn missing(config: &ProviderConfig) -> ProviderError {
+    ProviderError::Config(format!(
+        "{}: no credentials configured (resolve the provider through zut_providers::resolve, or use ProviderConfig::with_cloud)",
+        config.provider
+    ))
+}
+
+fn vertex_auth(config: &ProviderConfig) -> Result<&VertexAuth, ProviderError> {
+    match &config.cloud {
+        Some(CloudAuth::Vertex(v)) => Ok(v),
+        _ => Err(missing(config)),
+    }
+}
+
+/// The wire whose stream format a request of `model` gets back (Vertex
+/// serves Claude in Anthropic's format).
+pub(crate) fn stream_wire(wire: Wire, model: &str) -> Wire {
+    match wire {
+        Wire::Vertex if vertex::is_anthropic(model) => Wire::Anthropic,
+        Wire::Vertex => Wire::Gemini,
+        other => other,
+    }
+}
+
+/// The endpoint of `model` on a cloud wire.
+pub(crate) fn endpoint(config: &ProviderConfig, model: &str) -> String {
+    match config.wire {
+        Wire::Gemini => gemini::endpoint(&config.base_url, model),
+        Wire::Bedrock => bedrock::endpoint(&config.base_url, model),
+        _ => match &config.cloud {
+            Some(CloudAuth::Vertex(v)) => {
+                vertex::endpoint(&config.base_url, &v.project, &v.location, model)
+            }
+            _ => vertex::endpoint(&config.base_url, "-", "-", model),
+        },
+    }
+}
+
+/// The request body of a cloud wire.
+pub(crate) fn body(
+    config: &ProviderConfig,
+    req: &Request,
+    model: &str,
+) -> Result<Value, ProviderError> {
+    match stream_wire(config.wire, model) {
+        Wire::Bedrock => Ok(bedrock::request::body(req, model, config.temperature)),
+        Wire::Anthropic => {
+            // Claude on Vertex: the Messages body with the model in the URL.
+            let mut body = anthropic::request::body(req, model);
+            if let Some(obj) = body.as_object_mut() {
+                obj.remove("model");
+                obj.insert("anthropic_version".into(), vertex::ANTHROPIC_VERSION.into());
+                if let (Some(t), false) = (config.temperature, obj.contains_key("thinking")) {
+                    obj.insert("temperature".into(), serde_json::json!(t));
+                }
+            }
+            Ok(body)
+        }
+        _ => gemini::request::body(&config.provider, req, model, config.temperature),
+    }
+}
+
+/// Authenticate a request of a cloud wire: Gemini's `x-goog-api-key`,
+/// Vertex's API key or OAuth token, Bedrock's bearer key or SigV4
+/// signature (over `url`, `content-type` and `body`).
+pub(crate) async fn authorize(
+    config: &ProviderConfig,
+    client: &reqwest::Client,
+    builder: reqwest::RequestBuilder,
+    url: &str,
+    body: &[u8],
+) -> Result<reqwest::RequestBuilder, ProviderError> {
+    match config.wire {
+        Wire::Gemini => Ok(match config.api_key.as_deref() {
+            Some(key) => builder.header("x-goog-api-key", key),
+            None => builder,
+        }),
+        Wire::Vertex => {
+            let auth = vertex_auth(config)?;
+            if let Some(key) = auth.api_key() {
+                return Ok(builder.header("x-goog-api-key", key));
+            }
+            match auth.token(client, &config.provider).await? {
+                Some(token) => Ok(builder.bearer_auth(token)),
+                None => Ok(builder),
+            }
+        }
+        Wire::Bedrock => {
+            let Some(CloudAuth::Bedrock(auth)) = &config.cloud else {
+                return Err(missing(config));
+            };
+            match &auth.credentials {
+                BedrockCredentials::Bearer(token) => Ok(builder.bearer_auth(token)),
+                BedrockCredentials::Keys {
+                    access_key_id,
+                    secret_access_key,
+                    session_token,
+                } => {
+                    let headers = bedrock::sign::sigv4_headers(
+                        "POST",
+                        url,
+                        &[("content-type", "application/json")],
+                        body,
+                        access_key_id,
+                        secret_access_key,
+                        session_token.as_deref(),
+                        &auth.region,
+                        "bedrock",
+                        SystemTime::now(),
+                    )
+                    .map_err(|e| ProviderError::Config(format!("{}: {e}", config.provider)))?;
+                    let mut builder = builder;
+                    for (name, value) in headers {
+                        builder = builder.header(name, value);
+                    }
+                    Ok(builder)
+                }
+            }
+        }
+        _ => Ok(builder),
+    }
+}
+
+/// The message of `[{"error": {"message": ..}}]`, Google's error body for
+/// some streaming failures.
+fn google_error_array(body: &str) -> Option<String> {
+    if !body.trim_start().starts_with('[') {
+        return None;
+    }
+    let value: Value = serde_json::from_str(body).ok()?;
+    value
+        .pointer("/0/error/message")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+/// The `accept` header of a cloud wire's streaming request.
+pub(crate) fn accept(wire: Wire) -> &'static str {
+    match wire {
+        Wire::Bedrock => "application/vnd.amazon.eventstream",
+        _ => "text/event-stream",
+    }
+}
+
+/// A cloud wire's HTTP error message made actionable: Bedrock clock skew,
+/// and for 400/401/403 about keys or credentials the place to fix them.
+pub(crate) fn explain_http_error(config: &ProviderConfig, status: u16, message: String) -> String {
+    // Google answers some errors with a JSON array of error objects.
+    let message = match config.wire {
+        Wire::Gemini | Wire::Vertex => google_error_array(&message).unwrap_or(message),
+        _ => message,
+    };
+    match (&config.cloud, config.wire) {
+        (Some(CloudAuth::Bedrock(b)), _) => {
+            bedrock::explain_http_error(status, &message, &b.source)
+        }
+        (Some(CloudAuth::Vertex(v)), _) if matches!(status, 401 | 403) => {
+            format!("{message} — check the credentials from {}", v.source)
+        }
+        (_, Wire::Gemini) => {
+            let about_key = matches!(status, 401 | 403)
+                || (status == 400 && message.to_ascii_lowercase().contains("api key"));
+            if !about_key {
+                return message;
+            }
+            let source = match &config.key_source {
+                KeySource::Env(name) => name.clone(),
+                KeySource::Flag => "--api-key".to_string(),
+                KeySource::AuthFile(path) => path.display().to_string(),
+                KeySource::None => "GEMINI_API_KEY".to_string(),
+            };
+            format!("{message} — check the API key from {source}")
+        }
+        _ => message,
+    }
+}
