@@ -69,14 +69,14 @@ struct Registered {
 fn unbuilt_hint(dir: &Path, exec: &str) -> String {
     let name = Path::new(exec).file_name().map(|n| n.to_string_lossy());
     let lang = if dir.join("Cargo.toml").is_file() {
-        crate::ext_cmd::new::Lang::Rust
+        crate::ext::new::Lang::Rust
     } else if dir.join("go.mod").is_file() {
-        crate::ext_cmd::new::Lang::Go
+        crate::ext::new::Lang::Go
     } else {
         return String::new();
     };
     match name {
-        Some(name) if !dir.join(exec).exists() => crate::ext_cmd::new::build_step(lang, &name)
+        Some(name) if !dir.join(exec).exists() => crate::ext::new::build_step(lang, &name)
             .map(|b| format!("; not built yet? build it first: {b}"))
             .unwrap_or_default(),
         _ => String::new(),
