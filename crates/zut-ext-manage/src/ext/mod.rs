@@ -7,6 +7,7 @@
 
 mod doctor;
 mod enable;
+mod flags;
 mod guard;
 mod install;
 mod json_edit;
