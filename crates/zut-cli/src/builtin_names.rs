@@ -14,14 +14,12 @@ pub fn commands() -> Vec<String> {
 /// Built-in tools active in a default run (no `--tools`/`--no-tools`).
 pub const DEFAULT_TOOLS: &[&str] = &zut_tools::BUILTIN_NAMES;
 
-/// Whether `name` is a built-in command (case-insensitive).
-pub fn is_command(name: &str) -> bool {
-    zut_agent::commands::is_builtin(name)
-}
-
-/// Whether `name` is a default built-in tool or a reserved tool name.
-pub fn is_default_tool(name: &str) -> bool {
-    DEFAULT_TOOLS.contains(&name) || zut_ext_host::RESERVED_TOOL_NAMES.contains(&name)
+/// Both lists, as `zut ext doctor` takes them.
+pub fn builtins() -> zut_ext_manage::Builtins {
+    zut_ext_manage::Builtins {
+        commands: commands(),
+        tools: DEFAULT_TOOLS.iter().map(|s| s.to_string()).collect(),
+    }
 }
 
 #[cfg(test)]
@@ -38,11 +36,11 @@ mod tests {
                 "/{} is not reserved exactly once",
                 c.name
             );
-            assert!(is_command(&c.name.to_uppercase()));
+            assert!(builtins().is_command(&c.name.to_uppercase()));
         }
         // The names the issue found unreserved.
         for name in ["new", "yolo", "theme", "tree"] {
-            assert!(is_command(name), "/{name}");
+            assert!(builtins().is_command(name), "/{name}");
         }
         // The TUI popup lists exactly the TUI's built-ins.
         let popup: Vec<String> = zut_tui::commands::builtins()

@@ -6,8 +6,6 @@ mod agent_mode;
 mod args;
 mod builtin_names;
 mod config_cmd;
-mod ext_cmd;
-mod interrupt;
 mod rpc_mode;
 mod session_cmd;
 mod settings;
@@ -15,9 +13,10 @@ mod skills_cmd;
 mod stdio;
 mod tui_mode;
 mod tui_session;
-mod update;
 
 use std::process::ExitCode;
+
+use zut_ext_manage::errln;
 
 fn main() -> ExitCode {
     let argv: Vec<String> = match std::env::args_os()
@@ -42,8 +41,8 @@ fn main() -> ExitCode {
 /// `update`, `session`, `skills`, `config`, then the normal flag parser; `zut rpc …` becomes `zut --rpc …`.
 fn route(mut argv: Vec<String>) -> i32 {
     match argv.first().map(String::as_str) {
-        Some("ext") => ext_cmd::run(&argv[1..]),
-        Some("update") => update::run(&argv[1..]),
+        Some("ext") => zut_ext_manage::run_ext(&argv[1..], &builtin_names::builtins()),
+        Some("update") => zut_ext_manage::run_update(&argv[1..]),
         Some("session") => session_cmd::run(&argv[1..]),
         Some("skills") => skills_cmd::run(&argv[1..]),
         Some("config") => config_cmd::run(&argv[1..]),

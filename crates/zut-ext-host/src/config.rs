@@ -7,6 +7,9 @@ use zut_protocol::limits;
 
 use crate::home::ZutHome;
 
+/// Default [`Timeouts::panel_key_pace`].
+pub const PANEL_KEY_PACE: Duration = Duration::from_millis(50);
+
 /// Every timer of the host, defaulting to the protocol's values.
 #[derive(Debug, Clone)]
 pub struct Timeouts {
@@ -28,6 +31,9 @@ pub struct Timeouts {
     pub shutdown_grace: Duration,
     /// SIGTERM to SIGKILL (1 s).
     pub term_to_kill: Duration,
+    /// Longest wait for a frame for a panel before its next queued
+    /// `panel_key` is written anyway (50 ms; Go has no pacing).
+    pub panel_key_pace: Duration,
 }
 
 impl Default for Timeouts {
@@ -42,6 +48,7 @@ impl Default for Timeouts {
             intercept: limits::INTERCEPT_TIMEOUT,
             shutdown_grace: limits::SHUTDOWN_GRACE,
             term_to_kill: limits::TERM_TO_KILL,
+            panel_key_pace: PANEL_KEY_PACE,
         }
     }
 }

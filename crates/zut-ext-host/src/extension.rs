@@ -14,6 +14,7 @@ use crate::discovery::Scope;
 use crate::log_file::ExtLog;
 use crate::manifest::Manifest;
 use crate::outbox::{Outbox, Pushed};
+use crate::pacer::{Paced, Pacer};
 
 /// Most diagnostics kept per extension; later ones are counted only.
 const MAX_DIAGNOSTICS: usize = 200;
@@ -92,6 +93,8 @@ pub(crate) struct Extension {
     /// Bundled `SKILL.md` files that passed the path checks.
     pub skill_files: Vec<PathBuf>,
     pub outbox: Outbox,
+    /// `panel_key` pacing, per panel.
+    pub pacer: Pacer,
     pending: Mutex<HashMap<String, (ReplyKind, oneshot::Sender<Reply>)>>,
     pub state: Mutex<ExtState>,
     pub readiness: watch::Sender<Readiness>,
@@ -132,6 +135,7 @@ impl Extension {
             theme_only,
             skill_files: skills.files,
             outbox: Outbox::default(),
+            pacer: Pacer::default(),
             pending: Mutex::new(HashMap::new()),
             state: Mutex::new(ExtState::default()),
             readiness: watch::Sender::new(readiness),
@@ -169,7 +173,10 @@ impl Extension {
 
     /// Marks the extension disconnected; returns whether it was alive.
     pub fn mark_dead(&self) -> bool {
-        self.alive.swap(false, Ordering::AcqRel)
+        let was = self.alive.swap(false, Ordering::AcqRel);
+        // Lets the pacer task see it and end.
+        self.pacer.wake();
+        was
     }
 
     pub fn readiness(&self) -> Readiness {
@@ -340,6 +347,47 @@ impl Extension {
                         zut_protocol::limits::EVENT_QUEUE
                     ));
                 }
+            }
+        }
+    }
+
+    /// Writes a `panel_key` line for `panel` now, or queues it behind the
+    /// key of that panel still in flight (see [`crate::pacer`]).
+    pub fn panel_key(&self, panel: &str, frame: Vec<u8>) {
+        let now = tokio::time::Instant::now();
+        if self.pacer.key(panel, frame, now, |f| self.send_one_way(f)) == Paced::Dropped {
+            self.log_warning(&format!(
+                "panel_key for {panel:?} dropped: {} keys already wait for the extension to draw the panel",
+                crate::pacer::MAX_QUEUED_KEYS
+            ));
+        }
+    }
+
+    /// The extension sent a frame for `panel`: its next queued key goes.
+    pub fn panel_drawn(&self, panel: &str) {
+        let now = tokio::time::Instant::now();
+        self.pacer.drawn(panel, now, |f| self.send_one_way(f));
+    }
+
+    /// The front end closed `panel`: the queued keys, then `close` (the
+    /// encoded `panel_close`), are written at once.
+    pub fn close_panel(&self, panel: &str, close: Vec<u8>) {
+        self.pacer.flush(panel, |f| self.send_one_way(f));
+        self.send_one_way(close);
+    }
+
+    /// Releases the keys whose pace ran out until the extension is gone.
+    pub async fn run_pacer(&self, pace: std::time::Duration) {
+        while self.is_alive() {
+            let now = tokio::time::Instant::now();
+            match self.pacer.due(now, pace, |f| self.send_one_way(f)) {
+                Some(at) => {
+                    tokio::select! {
+                        () = self.pacer.changed() => {}
+                        () = tokio::time::sleep_until(at) => {}
+                    }
+                }
+                None => self.pacer.changed().await,
             }
         }
     }

@@ -150,8 +150,12 @@ pub(crate) async fn handle_frame(shared: &Arc<Shared>, ext: &Arc<Extension>, lin
                 ));
             }
         }
-        ExtFrame::OpenPanel(p) => shared.ui(name, UiKind::OpenPanel(p.panel)).await,
+        ExtFrame::OpenPanel(p) => {
+            ext.panel_drawn(&p.panel.id);
+            shared.ui(name, UiKind::OpenPanel(p.panel)).await
+        }
         ExtFrame::PanelRender(p) => {
+            ext.panel_drawn(&p.panel_id);
             shared
                 .ui(
                     name,
@@ -165,6 +169,7 @@ pub(crate) async fn handle_frame(shared: &Arc<Shared>, ext: &Arc<Extension>, lin
                 .await
         }
         ExtFrame::PanelClose(p) => {
+            ext.pacer.forget(&p.panel_id);
             shared
                 .ui(
                     name,

@@ -184,7 +184,10 @@ impl ExtensionHost {
             .any(|e| e.is_alive() && e.intercepts(event))
     }
 
-    /// Forwards a key to the extension owning the focused panel.
+    /// Forwards a key to the extension owning the focused panel, paced:
+    /// one key per panel in flight until the extension draws that panel or
+    /// [`Timeouts::panel_key_pace`](crate::Timeouts) passes; the others
+    /// wait in order.
     pub fn panel_key(&self, extension: &str, panel_id: &str, key: &str, text: &str) {
         if let Some(ext) = self
             .shared()
@@ -196,11 +199,12 @@ impl ExtensionHost {
                 key: key.into(),
                 text: text.into(),
             });
-            ext.send_one_way(encode_line(&frame));
+            ext.panel_key(panel_id, encode_line(&frame));
         }
     }
 
-    /// Tells an extension that the user closed its panel.
+    /// Tells an extension that the user closed its panel, at once: keys
+    /// still queued for it are written first, in order.
     pub fn panel_close(&self, extension: &str, panel_id: &str) {
         if let Some(ext) = self
             .shared()
@@ -210,7 +214,7 @@ impl ExtensionHost {
             let frame = HostFrame::PanelClose(PanelClose {
                 panel_id: panel_id.into(),
             });
-            ext.send_one_way(encode_line(&frame));
+            ext.close_panel(panel_id, encode_line(&frame));
         }
     }
 

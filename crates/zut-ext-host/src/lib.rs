@@ -28,6 +28,7 @@ mod loader;
 mod log_file;
 pub mod manifest;
 mod outbox;
+mod pacer;
 mod process;
 mod registry;
 mod shared;
@@ -37,7 +38,7 @@ mod tool_result;
 pub mod ui;
 
 pub use calls::{CommandError, CommandReply};
-pub use config::{HostConfig, Timeouts};
+pub use config::{HostConfig, Timeouts, PANEL_KEY_PACE};
 pub use context::join_contexts;
 pub use diagnostics::{ExtensionReport, Readiness, Registration, SlotState};
 pub use discovery::{Candidate, Discovery, DiscoveryOptions, Planned, Scope};

@@ -316,7 +316,7 @@ pub fn stays_inside(dir: &Path, path: &Path) -> bool {
 
 /// Lexical normalisation: removes `.` and folds `..`; `None` if `..`
 /// climbs above the root of a relative path.
-fn normalize(path: &Path) -> Option<PathBuf> {
+pub fn normalize(path: &Path) -> Option<PathBuf> {
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {

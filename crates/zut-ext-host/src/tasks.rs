@@ -1,5 +1,5 @@
-//! The three tasks of a running extension: writer (stdin), reader
-//! (stdout) and waiter (process exit).
+//! The four tasks of a running extension: writer (stdin), reader
+//! (stdout), waiter (process exit) and the `panel_key` pacer's timer.
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
@@ -61,6 +61,11 @@ pub(crate) fn start_tasks<R>(
         }
         x_ext.exit.send_replace(Some(how));
     });
+    // Pacer: writes a panel's next key when the extension did not draw
+    // the panel within the pace; ends when the extension is gone.
+    let p_ext = Arc::clone(ext);
+    let pace = shared.config.timeouts.panel_key_pace;
+    tokio::spawn(async move { p_ext.run_pacer(pace).await });
     // Reader. It holds the host only weakly, so dropping the last
     // `ExtensionHost` drops `Shared`, whose `Drop` kills the process groups.
     let r_shared = Arc::downgrade(shared);

@@ -1,6 +1,7 @@
 //! Slash commands: the built-ins the TUI runs itself, the list shown in
-//! the popup (built-ins, then extension commands with their extension's
-//! name) and fuzzy matching with the exact name first.
+//! the popup (built-ins, extension commands with their extension's name,
+//! `/skill:` commands, each its own section) and fuzzy matching with the
+//! exact name first.
 
 /// One entry of the slash popup.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,7 +14,38 @@ pub struct CommandInfo {
     pub extension: Option<String>,
 }
 
+/// The popup section a command is listed in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Section {
+    /// Commands the TUI runs itself.
+    BuiltIn,
+    /// Commands registered by extensions.
+    Extensions,
+    /// `/skill:<name>` commands.
+    Skills,
+}
+
+impl Section {
+    /// The section's title in its `── title ──` divider.
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::BuiltIn => "built-in",
+            Self::Extensions => "extensions",
+            Self::Skills => "skills",
+        }
+    }
+}
+
 impl CommandInfo {
+    /// The section this command is listed in.
+    pub fn section(&self) -> Section {
+        match &self.extension {
+            None => Section::BuiltIn,
+            Some(_) if is_skill(&self.name) => Section::Skills,
+            Some(_) => Section::Extensions,
+        }
+    }
+
     /// A built-in command.
     pub fn builtin(name: &str, description: &str) -> Self {
         Self {
@@ -52,8 +84,11 @@ fn score(name: &str, query: &str) -> Option<u8> {
     q.chars().all(|qc| chars.any(|nc| nc == qc)).then_some(4)
 }
 
-/// Indices of `cmds` matching `query`, best first (exact, prefix,
-/// substring, subsequence; popup order within a rank).
+/// Indices of `cmds` matching `query`, grouped by [`Section`] and best
+/// first within a section (exact, prefix, substring, subsequence; popup
+/// order within a rank). The section holding the best match comes first
+/// (on a tie: built-ins, extensions, skills), so the first row is always
+/// the best match and every section stays one block of rows.
 pub fn filter(cmds: &[CommandInfo], query: &str) -> Vec<usize> {
     let mut hits: Vec<(u8, usize)> = cmds
         .iter()
@@ -61,7 +96,21 @@ pub fn filter(cmds: &[CommandInfo], query: &str) -> Vec<usize> {
         .filter_map(|(i, c)| score(&c.name, query).map(|s| (s, i)))
         .collect();
     hits.sort();
-    hits.into_iter().map(|(_, i)| i).collect()
+    let best = |s: Section| {
+        hits.iter()
+            .find(|(_, i)| cmds[*i].section() == s)
+            .map_or(u8::MAX, |(score, _)| *score)
+    };
+    let mut order = [Section::BuiltIn, Section::Extensions, Section::Skills];
+    order.sort_by_key(|s| (best(*s), *s));
+    order
+        .iter()
+        .flat_map(|s| {
+            hits.iter()
+                .filter(move |(_, i)| cmds[*i].section() == *s)
+                .map(|(_, i)| *i)
+        })
+        .collect()
 }
 
 /// Splits `/name args` into its parts (`None` when `text` is not a
@@ -101,6 +150,34 @@ mod tests {
         assert_eq!(filter(&cmds, "ses"), [0, 1]);
         assert_eq!(filter(&cmds, "hp"), [2]);
         assert_eq!(filter(&cmds, "").len(), 3);
+    }
+
+    #[test]
+    fn sections_stay_together_best_section_first() {
+        let ext = |n: &str| CommandInfo {
+            name: n.into(),
+            description: String::new(),
+            extension: Some("x".into()),
+        };
+        let cmds = vec![
+            CommandInfo::builtin("help", ""),
+            CommandInfo::builtin("info", ""),
+            ext("note"),
+            ext("hello"),
+            CommandInfo {
+                extension: Some("skill".into()),
+                ..ext("skill:notes")
+            },
+        ];
+        // A tie: built-ins, extensions, skills.
+        assert_eq!(filter(&cmds, ""), [0, 1, 2, 3, 4]);
+        // `help` and `hello` are both prefixes: a tie, built-ins first.
+        assert_eq!(filter(&cmds, "he"), [0, 3]);
+        // Sections by their best match: `note` (prefix), `skill:notes`
+        // (substring), `info` (subsequence n…o).
+        assert_eq!(filter(&cmds, "no"), [2, 4, 1]);
+        assert_eq!(filter(&cmds, "skill:"), [4]);
+        assert_eq!(cmds[4].section(), Section::Skills);
     }
 
     #[test]

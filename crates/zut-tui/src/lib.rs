@@ -29,6 +29,7 @@ pub mod markdown;
 mod memory;
 pub mod panel_keys;
 pub mod pickers;
+mod popup;
 mod run;
 pub mod sanitize;
 pub mod sgr;

@@ -15,8 +15,9 @@ use crate::wrap;
 
 /// Smallest usable terminal.
 pub const MIN_SIZE: (u16, u16) = (24, 6);
-/// Most popup rows.
-const POPUP_ROWS: usize = 10;
+/// Most popup rows (commands and section dividers): room for every
+/// section on a common terminal, as the Go original shows them.
+const POPUP_ROWS: usize = 16;
 
 /// The live area's rows and the cursor position within them.
 pub struct Live {
@@ -78,7 +79,7 @@ pub fn compose(app: &mut App, now: Instant) -> Live {
         // The popup gets what the status bar and the editor leave.
         let fixed = status_rows.len() + 1 + editor_rows.len() + 3;
         let max = (h as usize).saturating_sub(fixed).clamp(1, POPUP_ROWS);
-        bottom.extend(popup_rows(app, &matches, width, max));
+        bottom.extend(crate::popup::rows(app, &matches, width, max));
     }
     bottom.extend(status_rows);
     bottom.push(Line::default());
@@ -148,59 +149,6 @@ pub fn compose(app: &mut App, now: Instant) -> Live {
         cursor: (!panel_open && !picker_open)
             .then_some((cx.min(w.saturating_sub(1)), cursor_row as u16)),
     }
-}
-
-fn popup_rows(app: &App, matches: &[usize], width: usize, max: usize) -> Vec<Line<'static>> {
-    let theme = &app.theme;
-    if matches.is_empty() {
-        return vec![Line::from(Span::styled("  no matching command", theme.dim))];
-    }
-    let sel = app.popup_selected.min(matches.len() - 1);
-    let start = sel.saturating_sub(max - 1);
-    let name_w = matches
-        .iter()
-        .map(|i| app.commands[*i].name.len() + 1)
-        .max()
-        .unwrap_or(0)
-        .min(24);
-    let mut rows = Vec::new();
-    let mut shown_divider = false;
-    for (n, &i) in matches.iter().enumerate().skip(start).take(max) {
-        let c = &app.commands[i];
-        if c.extension.is_some() && !shown_divider && n > start {
-            rows.push(Line::from(Span::styled(
-                format!("── extensions {}", "─".repeat(width.saturating_sub(14))),
-                theme.dim,
-            )));
-        }
-        shown_divider |= c.extension.is_some();
-        let style = if n == sel { theme.selected } else { theme.text };
-        let marker = if n == sel { "› " } else { "  " };
-        let name = format!("/{}", c.name);
-        let pad = name_w.saturating_sub(name.len()) + 2;
-        let mut spans = vec![
-            Span::styled(marker, theme.accent),
-            Span::styled(name, style),
-            Span::raw(" ".repeat(pad)),
-            Span::styled(crate::sanitize::clean_line(&c.description), theme.dim),
-        ];
-        if let Some(ext) = &c.extension {
-            spans.push(Span::styled(format!("  [{ext}]"), theme.dim));
-        }
-        rows.push(wrap::truncate(Line::from(spans), width));
-    }
-    if matches.len() > max {
-        rows.push(Line::from(Span::styled(
-            format!("  … {} commands", matches.len()),
-            theme.dim,
-        )));
-    }
-    rows.push(Line::from(Span::styled(
-        "  ↑/↓ navigate · tab complete · enter run · esc close",
-        theme.dim,
-    )));
-    rows.push(Line::default());
-    rows
 }
 
 fn file_rows(app: &App, files: &[String], width: usize) -> Vec<Line<'static>> {

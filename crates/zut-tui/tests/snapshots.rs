@@ -189,20 +189,39 @@ fn edit_tool_diff_uses_file_line_numbers_and_errors_are_red_text() {
     insta::assert_snapshot!(screen(&mut a));
 }
 
+/// Extension commands like the Go original's example extensions, and one
+/// skill.
+fn extension_commands() -> Vec<CommandInfo> {
+    let ext = |name: &str, description: &str, extension: &str| CommandInfo {
+        name: name.into(),
+        description: description.into(),
+        extension: Some(extension.into()),
+    };
+    vec![
+        ext("hello", "say hello (optional name)", "hello-ext"),
+        ext("note", "append text to the scratchpad", "notes"),
+        ext("notes", "show the scratchpad", "notes"),
+        ext("now", "show the current local time", "clock"),
+        ext("todo", "open a persistent todo panel", "todo"),
+        ext("skill:gopher", "Go patterns", "skill"),
+    ]
+}
+
 #[test]
 fn slash_popup_filters_with_extension_commands() {
-    let mut a = app(70, 16);
-    a.set_extension_commands(vec![CommandInfo {
-        name: "hello".into(),
-        description: "say hello".into(),
-        extension: Some("hello-ext".into()),
-    }]);
+    let mut a = app(70, 30);
+    a.set_extension_commands(extension_commands());
     typ(&mut a, "/");
     let all = screen(&mut a);
+    // Every section is in sight as soon as `/` is typed.
+    for row in ["── extensions", "/hello", "── skills", "/skill:gopher"] {
+        assert!(all.contains(row), "{row} missing:\n{all}");
+    }
     typ(&mut a, "h");
     key(&mut a, KeyCode::Down, KeyModifiers::NONE);
+    key(&mut a, KeyCode::Down, KeyModifiers::NONE);
     let filtered = screen(&mut a);
-    insta::assert_snapshot!(format!("{all}\n=== /h, down ===\n{filtered}"));
+    insta::assert_snapshot!(format!("{all}\n=== /h, down, down ===\n{filtered}"));
     let fx = key(&mut a, KeyCode::Enter, KeyModifiers::NONE);
     assert_eq!(
         fx,
@@ -211,6 +230,18 @@ fn slash_popup_filters_with_extension_commands() {
             args: String::new()
         }]
     );
+}
+
+#[test]
+fn slash_popup_puts_the_section_with_the_best_match_first() {
+    let mut a = app(70, 16);
+    a.set_extension_commands(extension_commands());
+    typ(&mut a, "/no");
+    let shown = screen(&mut a);
+    insta::assert_snapshot!(shown);
+    // Tab completes the best match, at the top.
+    key(&mut a, KeyCode::Tab, KeyModifiers::NONE);
+    assert_eq!(a.editor.text(), "/note ");
 }
 
 #[test]

@@ -189,6 +189,7 @@ pub fn fast_timeouts() -> Timeouts {
         intercept: Duration::from_secs(2),
         shutdown_grace: Duration::from_millis(500),
         term_to_kill: Duration::from_millis(500),
+        panel_key_pace: Duration::from_millis(50),
     }
 }
 

@@ -11,6 +11,7 @@ mod framing;
 mod handshake;
 mod intercept;
 mod misbehaving;
+mod panel_pacing;
 mod registration;
 mod shutdown;
 mod ui;

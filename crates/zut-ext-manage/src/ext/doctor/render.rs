@@ -9,7 +9,6 @@ use zut_ext_host::{ExtensionReport, LoadError, Planned, Readiness, Registration,
 
 use super::live::Snapshot;
 use super::scan::StaticRow;
-use crate::builtin_names;
 
 /// Lines of the extension's own stderr shown for a failed or exited one.
 const TAIL_LINES: usize = 5;
@@ -416,7 +415,7 @@ fn command_owner(rep: &ExtensionReport, i: usize, snap: &Snapshot) -> String {
     if earlier_active(&rep.commands[..i], name, true) {
         return " by an earlier registration of this extension".to_string();
     }
-    if builtin_names::is_command(name) {
+    if snap.builtins.is_command(name) {
         return " by a built-in command".to_string();
     }
     match snap
@@ -439,7 +438,7 @@ fn tool_owner(rep: &ExtensionReport, i: usize, snap: &Snapshot) -> String {
     if earlier_active(&rep.tools[..i], name, false) {
         return " by an earlier registration of this extension".to_string();
     }
-    if builtin_names::is_default_tool(name) {
+    if snap.builtins.is_tool(name) {
         return " by a built-in or reserved tool name".to_string();
     }
     snap.reports
@@ -573,6 +572,7 @@ mod tests {
                 description: String::new(),
                 extension: "a".into(),
             }],
+            builtins: crate::Builtins::new(&["help"], &["grep"]),
             ..Snapshot::default()
         };
         let text = render(&[row("a", Scope::Global), row("b", Scope::Global)], &snap);

@@ -19,9 +19,10 @@ mod scan;
 use std::io::Write;
 
 use super::ExtContext;
+use crate::Builtins;
 
 /// Runs `zut ext doctor <args>`; returns the exit status.
-pub fn run(ctx: &ExtContext, argv: &[String]) -> anyhow::Result<i32> {
+pub fn run(ctx: &ExtContext, argv: &[String], builtins: &Builtins) -> anyhow::Result<i32> {
     let a = args::parse(argv).map_err(anyhow::Error::msg)?;
     if a.help {
         crate::errln!("{}", args::USAGE);
@@ -66,7 +67,7 @@ pub fn run(ctx: &ExtContext, argv: &[String]) -> anyhow::Result<i32> {
         return Ok(0);
     }
     drop(out);
-    let snapshot = live::run(&input)?;
+    let snapshot = live::run(&input, builtins)?;
     let mut out = std::io::stdout().lock();
     out.write_all(render::render(&rows, &snapshot).as_bytes())?;
     out.flush()?;

@@ -9,7 +9,7 @@
 //! |---|---|
 //! | `args.rs` | command line |
 //! | `wire.rs` | the spawned process, frame I/O, process group |
-//! | `conformance.rs` | the checks, in protocol order |
+//! | `conformance/` | the checks, in protocol order: `mod.rs` (the run), `handshake.rs` (hello, registrations, ready), `calls.rs` (tools, commands, interceptors, events, shutdown), `frames.rs` (unasked frames, request/reply) |
 //! | `samples.rs` | sample tool arguments from a JSON Schema |
 //! | `report.rs` | checks, text and JSON rendering |
 //! | `scenario.rs` | `--scenario` files: real turns against the local LLM server |

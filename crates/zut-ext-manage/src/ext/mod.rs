@@ -7,6 +7,7 @@
 
 mod doctor;
 mod enable;
+mod flags;
 mod guard;
 mod install;
 mod json_edit;
@@ -21,6 +22,8 @@ use std::path::PathBuf;
 
 use zut_ext_host::home::project_extensions_dir;
 use zut_ext_host::ZutHome;
+
+use crate::Builtins;
 
 /// What every `zut ext` subcommand works on.
 #[derive(Debug, Clone)]
@@ -84,7 +87,7 @@ extensions live under:
   ./.zut/extensions/<name>/extension.json      (project-local)";
 
 /// Runs `zut ext <args>`; returns the exit status.
-pub fn run(args: &[String]) -> i32 {
+pub fn run(args: &[String], builtins: &Builtins) -> i32 {
     let Some(sub) = args.first() else {
         crate::errln!("{HELP}");
         return 0;
@@ -104,7 +107,7 @@ pub fn run(args: &[String]) -> i32 {
     }
     let result = ExtContext::from_env().and_then(|ctx| match sub.as_str() {
         "list" => list::run(&ctx).map(|()| 0),
-        "doctor" => doctor::run(&ctx, rest),
+        "doctor" => doctor::run(&ctx, rest, builtins),
         "logs" => logs::run(&ctx, rest).map(|()| 0),
         "enable" => enable::run(&ctx, rest, true).map(|()| 0),
         "disable" => enable::run(&ctx, rest, false).map(|()| 0),

@@ -2,8 +2,9 @@
 
 use std::io::{BufRead, Write};
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 
+use super::flags::name_and_switch;
 use super::guard::ensure_scope_child;
 use super::{lookup, ExtContext};
 
@@ -11,17 +12,7 @@ const USAGE: &str = "usage: zut ext remove <name> [--yes]";
 
 /// Runs `zut ext remove`.
 pub fn run(ctx: &ExtContext, args: &[String]) -> anyhow::Result<()> {
-    let mut name: Option<&str> = None;
-    let mut yes = false;
-    for a in args {
-        match a.as_str() {
-            "--yes" | "-y" => yes = true,
-            s if s.starts_with('-') && s.len() > 1 => bail!("unknown ext remove option {s:?}"),
-            s if name.is_none() => name = Some(s),
-            _ => bail!(USAGE),
-        }
-    }
-    let Some(name) = name else { bail!(USAGE) };
+    let (name, yes) = name_and_switch(args, ["--yes", "-y"], "remove", USAGE)?;
     let dir = lookup::find(ctx, name)?;
     if !yes && !confirm(&format!("remove {} ? [y/N] ", dir.display()))? {
         crate::errln!("aborted");

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+use crate::ext::flags::Flags;
+
 /// Usage line.
 pub const USAGE: &str = "usage: zut ext test [DIR] [--json] [--args TOOL=JSON]... [--timeout SECS] [--scenario FILE]...";
 
@@ -28,22 +30,10 @@ pub struct Args {
 /// Parses `argv` (after `test`).
 pub fn parse(argv: &[String]) -> Result<Args, String> {
     let mut a = Args::default();
-    let mut it = argv.iter();
-    while let Some(arg) = it.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
-            _ => (arg.as_str(), None),
-        };
-        let mut value = |name: &str| -> Result<String, String> {
-            match &inline {
-                Some(v) => Ok(v.clone()),
-                None => it
-                    .next()
-                    .cloned()
-                    .ok_or_else(|| format!("{name} needs a value\n{USAGE}")),
-            }
-        };
-        match flag {
+    let mut flags = Flags::new(argv, USAGE);
+    while let Some(arg) = flags.next_arg() {
+        let mut value = |name: &str| flags.value(&arg, name);
+        match arg.flag {
             "-h" | "--help" => a.help = true,
             "--json" => a.json = true,
             "--args" => {
@@ -80,7 +70,7 @@ pub fn parse(argv: &[String]) -> Result<Args, String> {
                         "only one extension directory can be tested at a time\n{USAGE}"
                     ));
                 }
-                a.dir = Some(PathBuf::from(arg));
+                a.dir = Some(PathBuf::from(arg.raw));
             }
         }
     }

@@ -9,8 +9,8 @@ use zut_ext_host::{
 };
 
 use super::scan::ScanInput;
-use crate::builtin_names;
 use crate::interrupt::Interrupted;
+use crate::Builtins;
 
 /// Doctor's overall process budget: an extension that has not said
 /// `hello` by then is stopped and reported (Go: a 5 s process context).
@@ -60,6 +60,8 @@ pub struct Snapshot {
     pub commands: Vec<CommandInfo>,
     /// `notify` frames by extension name.
     pub notes: Vec<(String, Notes)>,
+    /// The built-in names the host was configured with.
+    pub builtins: Builtins,
 }
 
 impl Snapshot {
@@ -77,18 +79,15 @@ impl Snapshot {
 /// The host configuration doctor uses: normal discovery (honouring
 /// `--ext`/`--no-ext`/`--cwd`), empty provider and model in `hello_ack`,
 /// the default built-ins, doctor's short timers.
-pub fn config(input: &ScanInput) -> HostConfig {
+pub fn config(input: &ScanInput, builtins: &Builtins) -> HostConfig {
     let mut config = HostConfig::new(input.home.clone(), input.cwd.clone());
     config.ext_paths = input.ext.clone();
     config.no_ext = input.no_ext;
     config.zut_version = env!("CARGO_PKG_VERSION").to_string();
     config.provider = String::new();
     config.model = String::new();
-    config.builtin_commands = builtin_names::commands();
-    config.builtin_tools = builtin_names::DEFAULT_TOOLS
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    config.builtin_commands = builtins.commands.clone();
+    config.builtin_tools = builtins.tools.clone();
     config.timeouts.hello = HELLO_TIMEOUT;
     config.timeouts.ready = READY_TIMEOUT;
     config.timeouts.shutdown_grace = SHUTDOWN_GRACE;
@@ -98,19 +97,19 @@ pub fn config(input: &ScanInput) -> HostConfig {
 /// Starts every extension, snapshots, stops them all. Ctrl+C / SIGTERM
 /// while starting abandons the run: dropping the host kills every
 /// extension process group.
-pub fn run(input: &ScanInput) -> anyhow::Result<Snapshot> {
+pub fn run(input: &ScanInput, builtins: &Builtins) -> anyhow::Result<Snapshot> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(|e| anyhow::anyhow!("start async runtime: {e}"))?;
-    let config = config(input);
-    let result = rt.block_on(run_async(config));
+    let config = config(input, builtins);
+    let result = rt.block_on(run_async(config, builtins.clone()));
     rt.shutdown_timeout(Duration::from_secs(1));
     result
 }
 
-async fn run_async(config: HostConfig) -> anyhow::Result<Snapshot> {
+async fn run_async(config: HostConfig, builtins: Builtins) -> anyhow::Result<Snapshot> {
     let (ui_tx, mut ui_rx) = ui_channel();
     // Drain the UI channel (a full channel would stall the extensions'
     // readers) and keep the first notes of each extension.
@@ -154,6 +153,7 @@ async fn run_async(config: HostConfig) -> anyhow::Result<Snapshot> {
         errors: report.errors,
         commands: host.commands(),
         notes: notes.lock().unwrap_or_else(|e| e.into_inner()).clone(),
+        builtins,
     };
     host.shutdown_with_grace(SHUTDOWN_GRACE).await;
     drop(host);

@@ -48,20 +48,10 @@ pub fn relative_exec(manifest: &Manifest, dir: &Path) -> Result<PathBuf, String>
 
 /// `a/./b/../c` → `a/c`; `None` if it climbs above its start or is absolute.
 pub fn normalize_relative(path: &Path) -> Option<PathBuf> {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    return None;
-                }
-            }
-            Component::Normal(n) => out.push(n),
-            Component::RootDir | Component::Prefix(_) => return None,
-        }
+    if path.has_root() || matches!(path.components().next(), Some(Component::Prefix(_))) {
+        return None;
     }
-    Some(out)
+    zut_ext_host::manifest::normalize(path)
 }
 
 /// Paths (relative to the extension directory) that are copied even when

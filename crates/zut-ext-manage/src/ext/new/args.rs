@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::ext::flags::Flags;
+
 /// Usage line.
 pub const USAGE: &str = "usage: zut ext new <name> [--lang rust|python|typescript|go|shell] [--dir <path>]\n\
   writes ./<name> (or --dir) with extension.json, the source, a test and a README; default --lang python";
@@ -53,22 +55,10 @@ pub fn parse(argv: &[String]) -> Result<Args, String> {
     let mut lang = Lang::Python;
     let mut dir = None;
     let mut help = false;
-    let mut it = argv.iter();
-    while let Some(arg) = it.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
-            _ => (arg.as_str(), None),
-        };
-        let mut value = |flag: &str| -> Result<String, String> {
-            match &inline {
-                Some(v) => Ok(v.clone()),
-                None => it
-                    .next()
-                    .cloned()
-                    .ok_or_else(|| format!("{flag} needs a value\n{USAGE}")),
-            }
-        };
-        match flag {
+    let mut flags = Flags::new(argv, USAGE);
+    while let Some(arg) = flags.next_arg() {
+        let mut value = |name: &str| flags.value(&arg, name);
+        match arg.flag {
             "-h" | "--help" => help = true,
             "--lang" | "-l" => {
                 let v = value("--lang")?;
@@ -91,9 +81,9 @@ pub fn parse(argv: &[String]) -> Result<Args, String> {
             }
             _ => {
                 if name.is_some() {
-                    return Err(format!("one name only (got {arg:?} too)\n{USAGE}"));
+                    return Err(format!("one name only (got {:?} too)\n{USAGE}", arg.raw));
                 }
-                name = Some(arg.clone());
+                name = Some(arg.raw.to_string());
             }
         }
     }

@@ -29,7 +29,7 @@ mod pass;
 mod process;
 mod report;
 
-use crate::ext_cmd::ExtContext;
+use crate::ext::ExtContext;
 use crate::interrupt::Interrupt;
 use zut_ext_host::ZutHome;
 

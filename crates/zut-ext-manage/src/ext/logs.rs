@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context};
 
+use super::flags::name_and_switch;
 use super::guard::check_plain_name;
 use super::ExtContext;
 use crate::interrupt::Interrupt;
@@ -26,17 +27,7 @@ const USAGE: &str = "usage: zut ext logs <name> [-f]";
 
 /// Runs `zut ext logs`.
 pub fn run(ctx: &ExtContext, args: &[String]) -> anyhow::Result<()> {
-    let mut name: Option<&str> = None;
-    let mut follow = false;
-    for a in args {
-        match a.as_str() {
-            "-f" | "--follow" => follow = true,
-            s if s.starts_with('-') && s.len() > 1 => bail!("unknown ext logs option {s:?}"),
-            s if name.is_none() => name = Some(s),
-            _ => bail!(USAGE),
-        }
-    }
-    let Some(name) = name else { bail!(USAGE) };
+    let (name, follow) = name_and_switch(args, ["-f", "--follow"], "logs", USAGE)?;
     check_plain_name(name)?;
     let path = ctx.home.log_path(name);
     if !path.is_file() {
