@@ -44,6 +44,9 @@ pub struct AgentConfig {
     /// reason (the TUI shows it as a status line). Off by default: the
     /// Go-compatible event streams have no such event.
     pub interception_events: bool,
+    /// The language-server manager behind the `lsp` tool and the
+    /// diagnostics attached after `write`/`edit` (`None`: no LSP).
+    pub lsp: Option<std::sync::Arc<dyn zut_tools::CodeIntel>>,
 }
 
 impl AgentConfig {
@@ -69,6 +72,7 @@ impl AgentConfig {
             confirm_tools: false,
             reasoning_events: false,
             interception_events: false,
+            lsp: None,
         }
     }
 }

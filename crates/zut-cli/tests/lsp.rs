@@ -1,0 +1,284 @@
+//! The `lsp` tool and the diagnostics attached after edits, end to end:
+//! the real `zut --json` binary against the local LLM server with
+//! scripted tool calls, and real language servers (rust-analyzer,
+//! pyright or pylsp, typescript-language-server) on small fixture
+//! projects. A missing server skips its test with a message, unless `CI`
+//! is set (then it fails): `.ci/run` installs them.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+use serde_json::{json, Value};
+use zut_llm_server::{LlmServer, Script};
+
+/// Whether `program` runs (`--version`); else skip (or fail under CI).
+fn have(program: &str, args: &[&str]) -> bool {
+    let ok = std::process::Command::new(program)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{program} is not installed but CI is set (.ci/run installs it)"
+        );
+        eprintln!("skipping: {program} is not installed");
+    }
+    ok
+}
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// Runs one `zut --json` prompt whose model calls `calls` in order (one
+/// tool call per step), then answers "done". Returns each tool result's
+/// `(is_error, text)`.
+async fn run_calls(env: &TestEnv, calls: &[(&str, Value)]) -> Vec<(bool, String)> {
+    let server = LlmServer::start().await.unwrap();
+    for (i, (name, args)) in calls.iter().enumerate() {
+        server.push(Script::anthropic_tool_call(
+            &format!("t{i}"),
+            name,
+            &args.to_string(),
+        ));
+    }
+    server.push(Script::anthropic_text("done"));
+    let cmd = llm_cmd(env, &server.url(), &["--no-ext", "--json", "go"]);
+    let r = output_blocking(cmd).await;
+    assert_eq!(r.code, 0, "{r:?}");
+    let results: Vec<(bool, String)> = r
+        .stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["type"] == "tool_result")
+        .map(|e| {
+            let text = e["content"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|c| c["text"].as_str())
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                })
+                .unwrap_or_default();
+            (e["is_error"] == true, text)
+        })
+        .collect();
+    assert_eq!(results.len(), calls.len(), "{}", r.stdout);
+    results
+}
+
+fn ok(r: &(bool, String)) -> &str {
+    assert!(!r.0, "tool failed: {}", r.1);
+    &r.1
+}
+
+#[tokio::test]
+async fn rust_analyzer_definition_references_rename_and_diagnostics_after_edit() {
+    if !have("rust-analyzer", &["--version"]) {
+        return;
+    }
+    let env = TestEnv::new();
+    let p = &env.project;
+    write(
+        p,
+        "Cargo.toml",
+        "[package]\nname = \"fx\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+    );
+    write(
+        p,
+        "src/lib.rs",
+        "pub fn greet(name: &str) -> String {\n    format!(\"hello {name}\")\n}\n\npub fn twice() -> String {\n    greet(\"a\") + &greet(\"b\")\n}\n",
+    );
+    let r = run_calls(
+        &env,
+        &[
+            ("lsp", json!({"action": "diagnostics", "path": "src/lib.rs", "timeout_ms": 120000})),
+            ("lsp", json!({"action": "definition", "path": "src/lib.rs", "line": 6, "column": 5, "timeout_ms": 60000})),
+            ("lsp", json!({"action": "references", "path": "src/lib.rs", "line": 1, "column": 8, "timeout_ms": 60000})),
+            ("lsp", json!({"action": "rename", "path": "src/lib.rs", "line": 1, "column": 8, "new_name": "salute", "timeout_ms": 60000})),
+            ("edit", json!({"path": "src/lib.rs", "edits": [{"oldText": "greet(\"a\")", "newText": "salute(\"a\", 2)"}]})),
+        ],
+    )
+    .await;
+    ok(&r[0]);
+    assert!(
+        ok(&r[1]).contains("src/lib.rs:1:8: pub fn greet(name: &str) -> String {"),
+        "{}",
+        r[1].1
+    );
+    let refs = ok(&r[2]);
+    assert!(refs.contains("3 location(s)"), "{refs}");
+    assert!(refs.contains("src/lib.rs:6:5"), "{refs}");
+    let rename = ok(&r[3]);
+    assert!(
+        rename.contains("+pub fn salute(name: &str) -> String {"),
+        "{rename}"
+    );
+    assert!(
+        rename.contains("Applied 1 workspace edit(s) from rust-analyzer."),
+        "{rename}"
+    );
+    let lib = std::fs::read_to_string(p.join("src/lib.rs")).unwrap();
+    assert!(lib.contains("salute(\"a\") + &salute(\"b\")"), "{lib}");
+    let edit = ok(&r[4]);
+    assert!(edit.contains("Diagnostics: 1 error"), "{edit}");
+    assert!(edit.contains("- ERROR: src/lib.rs:6:"), "{edit}");
+}
+
+#[tokio::test]
+async fn python_server_definition_references_rename_and_diagnostics_after_edit() {
+    let server = if have("pyright-langserver", &["--version"]) {
+        "pyright-langserver"
+    } else if have("pylsp", &["--version"]) {
+        "pylsp"
+    } else {
+        return;
+    };
+    let env = TestEnv::new();
+    let p = &env.project;
+    write(
+        p,
+        "pyproject.toml",
+        "[project]\nname = \"fx\"\nversion = \"0.1.0\"\n",
+    );
+    write(p, "pkg.py", "def add(a, b):\n    return a + b\n");
+    write(p, "main.py", "from pkg import add\n\nprint(add(1, 2))\n");
+    let r = run_calls(
+        &env,
+        &[
+            ("lsp", json!({"action": "diagnostics", "path": "main.py", "timeout_ms": 60000})),
+            ("lsp", json!({"action": "definition", "path": "main.py", "line": 3, "column": 7})),
+            ("lsp", json!({"action": "references", "path": "pkg.py", "line": 1, "column": 5})),
+            ("lsp", json!({"action": "rename", "path": "pkg.py", "line": 1, "column": 5, "new_name": "plus"})),
+            ("edit", json!({"path": "main.py", "edits": [{"oldText": "print(", "newText": "print(undefined_name, "}]})),
+        ],
+    )
+    .await;
+    assert_eq!(ok(&r[0]), "No diagnostics.", "{server}");
+    assert!(
+        ok(&r[1]).contains("pkg.py:1:5: def add(a, b):"),
+        "{}",
+        r[1].1
+    );
+    let refs = ok(&r[2]);
+    assert!(refs.contains("main.py:3:7"), "{refs}");
+    assert!(refs.contains("main.py:1:17"), "{refs}");
+    let rename = ok(&r[3]);
+    assert!(rename.contains("+def plus(a, b):"), "{rename}");
+    assert_eq!(
+        std::fs::read_to_string(p.join("main.py")).unwrap(),
+        "from pkg import plus\n\nprint(plus(1, 2))\n"
+    );
+    let edit = ok(&r[4]);
+    assert!(edit.contains("- ERROR: main.py:3:7"), "{edit}");
+    assert!(edit.contains("undefined_name"), "{edit}");
+}
+
+#[tokio::test]
+async fn typescript_definition_references_rename_and_diagnostics_after_edit() {
+    if !have("typescript-language-server", &["--version"]) {
+        return;
+    }
+    let env = TestEnv::new();
+    let p = &env.project;
+    write(
+        p,
+        "package.json",
+        "{\"name\": \"fx\", \"version\": \"1.0.0\"}\n",
+    );
+    write(p, "tsconfig.json", "{\"compilerOptions\": {\"strict\": true, \"target\": \"es2020\", \"module\": \"commonjs\"}}\n");
+    write(
+        p,
+        "a.ts",
+        "export function greet(name: string): string {\n  return \"hi \" + name;\n}\n",
+    );
+    write(
+        p,
+        "b.ts",
+        "import { greet } from \"./a\";\n\nconsole.log(greet(\"x\"));\n",
+    );
+    let r = run_calls(
+        &env,
+        &[
+            ("lsp", json!({"action": "diagnostics", "path": "b.ts", "timeout_ms": 60000})),
+            ("lsp", json!({"action": "definition", "path": "b.ts", "line": 3, "column": 13})),
+            ("lsp", json!({"action": "references", "path": "a.ts", "line": 1, "column": 17})),
+            ("lsp", json!({"action": "rename", "path": "a.ts", "line": 1, "column": 17, "new_name": "welcome"})),
+            ("edit", json!({"path": "b.ts", "edits": [{"oldText": "console.log(", "newText": "const n: number = \"s\";\nconsole.log(n, "}]})),
+        ],
+    )
+    .await;
+    assert_eq!(ok(&r[0]), "No diagnostics.");
+    assert!(
+        ok(&r[1]).contains("a.ts:1:17: export function greet(name: string): string {"),
+        "{}",
+        r[1].1
+    );
+    let refs = ok(&r[2]);
+    assert!(refs.contains("b.ts:3:13"), "{refs}");
+    let rename = ok(&r[3]);
+    assert!(
+        rename.contains("+export function welcome(name: string): string {"),
+        "{rename}"
+    );
+    assert!(std::fs::read_to_string(p.join("b.ts"))
+        .unwrap()
+        .contains("welcome(\"x\")"));
+    let edit = ok(&r[4]);
+    assert!(edit.contains("- ERROR: b.ts:3:7 [2322]"), "{edit}");
+}
+
+#[tokio::test]
+async fn no_lsp_removes_the_tool_and_the_diagnostics() {
+    let env = TestEnv::new();
+    write(&env.project, "x.txt", "a\n");
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_tool_call(
+        "t0",
+        "lsp",
+        r#"{"action":"status"}"#,
+    ));
+    server.push(Script::anthropic_text("done"));
+    let cmd = llm_cmd(
+        &env,
+        &server.url(),
+        &["--no-ext", "--no-lsp", "--json", "go"],
+    );
+    let r = output_blocking(cmd).await;
+    assert_eq!(r.code, 0, "{r:?}");
+    let req = &server.requests()[0];
+    assert!(
+        !req.raw_body.contains("\"name\":\"lsp\""),
+        "lsp advertised under --no-lsp"
+    );
+    assert!(
+        r.stdout.contains("unknown tool")
+            || r.stdout.contains("not available")
+            || r.stdout.contains("\"is_error\":true"),
+        "{}",
+        r.stdout
+    );
+    // `--tools lsp` advertises only lsp.
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_text("ok"));
+    let cmd = llm_cmd(
+        &env,
+        &server.url(),
+        &["--no-ext", "--tools", "lsp", "-p", "go"],
+    );
+    let r = output_blocking(cmd).await;
+    assert_eq!(r.code, 0, "{r:?}");
+    let body = &server.requests()[0].raw_body;
+    assert!(body.contains("\"name\":\"lsp\""), "{body}");
+    assert!(!body.contains("\"name\":\"read\""), "{body}");
+}
