@@ -25,6 +25,9 @@ pub const MAX_DIAGNOSTICS_PER_FILE: usize = 1000;
 /// Most files with diagnostics kept per server.
 pub const MAX_DIAGNOSTIC_FILES: usize = 5000;
 
+/// Pause before asking again after `ContentModified`.
+const RETRY_DELAY: Duration = Duration::from_millis(100);
+
 /// Bytes of the server's stderr kept (for crash reports).
 const STDERR_TAIL_BYTES: usize = 4096;
 
@@ -54,6 +57,8 @@ struct Shared {
     stderr_tail: Mutex<Vec<u8>>,
     malformed: AtomicI64,
     pending: Pending,
+    /// False while the server says it is loading the project.
+    ready: watch::Sender<bool>,
 }
 
 impl Shared {
@@ -158,6 +163,7 @@ impl Client {
             stderr_tail: Mutex::new(Vec::new()),
             malformed: AtomicI64::new(0),
             pending: Mutex::new(HashMap::new()),
+            ready: watch::channel(true).0,
         });
 
         // Reaper: a plain thread waits for the exit and records it.
@@ -350,14 +356,55 @@ impl Client {
         params: Value,
         timeout: Duration,
     ) -> Result<Value, String> {
-        match self.request_raw(method, params, timeout).await {
-            Ok(v) => Ok(v),
-            Err(RequestError::Timeout) => Err(format!(
+        let deadline = Instant::now() + timeout;
+        let timed_out = || {
+            format!(
                 "{} did not answer {method} within {}",
                 self.server,
                 crate::fmt_duration(timeout)
-            )),
-            Err(RequestError::Failed(e)) => Err(e),
+            )
+        };
+        // A server that announces it is still loading (rust-analyzer's
+        // `experimental/serverStatus`) answers only after it is ready.
+        if !self.wait_ready(deadline).await {
+            return Err(format!(
+                "{} is still loading the project (not ready within {})",
+                self.server,
+                crate::fmt_duration(timeout)
+            ));
+        }
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.request_raw(method, params.clone(), left).await {
+                Ok(v) => return Ok(v),
+                Err(RequestError::Timeout) => return Err(timed_out()),
+                Err(RequestError::Failed(e)) => {
+                    // ContentModified / ServerCancelled: the answer went
+                    // stale while the server worked; ask again.
+                    let retry = e.ends_with("(code -32801)") || e.ends_with("(code -32802)");
+                    if !retry || Instant::now() + RETRY_DELAY >= deadline {
+                        return Err(e);
+                    }
+                    tokio::time::sleep(RETRY_DELAY).await;
+                }
+            }
+        }
+    }
+
+    /// Waits until the server is not loading (see [`Client::request`]).
+    async fn wait_ready(&self, deadline: Instant) -> bool {
+        let mut ready = self.shared.ready.subscribe();
+        loop {
+            if *ready.borrow_and_update() {
+                return true;
+            }
+            if !self.alive() {
+                return true; // the request reports the failure
+            }
+            tokio::select! {
+                r = ready.changed() => if r.is_err() { return true },
+                _ = tokio::time::sleep_until(deadline.into()) => return false,
+            }
         }
     }
 
@@ -580,6 +627,14 @@ fn handle_message(shared: &Shared, out: &mpsc::UnboundedSender<Vec<u8>>, body: &
                 if let Some(params) = msg.get("params") {
                     store_diagnostics(shared, params);
                 }
+            } else if method == "experimental/serverStatus" {
+                if let Some(q) = msg
+                    .get("params")
+                    .and_then(|p| p.get("quiescent"))
+                    .and_then(Value::as_bool)
+                {
+                    shared.ready.send_replace(q);
+                }
             }
         }
         (None, Some(id)) => {
@@ -774,6 +829,8 @@ fn initialize_params(root: &Path, init_options: &Value) -> Result<Value, String>
             work_done_progress: Some(true),
             ..Default::default()
         }),
+        // rust-analyzer: report when the project is loaded.
+        experimental: Some(serde_json::json!({"serverStatusNotification": true})),
         ..Default::default()
     };
     let params = InitializeParams {
