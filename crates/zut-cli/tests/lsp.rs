@@ -46,9 +46,9 @@ async fn run_calls(env: &TestEnv, calls: &[(&str, Value)]) -> Vec<(bool, String)
     let server = LlmServer::start().await.unwrap();
     for (i, (name, args)) in calls.iter().enumerate() {
         server.push(Script::anthropic_tool_call(
-            &format!("t{i}"),
+            format!("t{i}"),
             *name,
-            &args.to_string(),
+            args.to_string(),
         ));
     }
     server.push(Script::anthropic_text("done"));
