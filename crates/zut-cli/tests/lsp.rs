@@ -321,3 +321,64 @@ async fn no_lsp_removes_the_tool_and_the_diagnostics() {
     assert!(body.contains("\"name\":\"lsp\""), "{body}");
     assert!(!body.contains("\"name\":\"read\""), "{body}");
 }
+
+/// Whether process `pid` is gone (or a zombie awaiting its parent).
+fn gone(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(s) => s
+            .rsplit_once(')')
+            .is_some_and(|(_, r)| r.trim_start().starts_with('Z')),
+    }
+}
+
+#[tokio::test]
+async fn servers_stop_with_zut_and_lsp_json_is_honoured() {
+    if !have("python3") {
+        return;
+    }
+    let env = TestEnv::new();
+    let p = &env.project;
+    let fake = Path::new(env!("CARGO_MANIFEST_DIR")).join("../zut-lsp/tests/fixtures/fake_lsp.py");
+    let pids = p.join("pids.txt");
+    let cfg = json!({"servers": {"fake": {
+        "command": ["python3", fake.to_str().unwrap(), "ok"],
+        "fileTypes": ["fk"],
+        "env": {"ZUT_FAKE_PID_FILE": pids.to_str().unwrap()}
+    }}});
+    write(p, ".zut/lsp.json", &cfg.to_string());
+    write(p, "main.fk", "let abc = 1\n");
+    let r = run_calls(
+        &env,
+        &[
+            (
+                "lsp",
+                json!({"action": "definition", "path": "main.fk", "line": 1, "column": 5}),
+            ),
+            (
+                "write",
+                json!({"path": "main.fk", "content": "let abc = 1\nERR\n"}),
+            ),
+        ],
+    )
+    .await;
+    assert!(ok(&r[0]).contains("main.fk:1:5: let abc = 1"), "{}", r[0].1);
+    assert!(
+        ok(&r[1]).contains("- ERROR: main.fk:2:1 [E1] fake error here"),
+        "{}",
+        r[1].1
+    );
+    let text = std::fs::read_to_string(&pids).unwrap();
+    let pid = text.lines().next().unwrap().to_string();
+    assert_eq!(text.lines().count(), 1, "one server, kept warm: {text}");
+    // zut has exited: its server must not outlive it.
+    let mut dead = false;
+    for _ in 0..50 {
+        if gone(&pid) {
+            dead = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(dead, "language server {pid} outlived zut");
+}

@@ -15,6 +15,7 @@ pub mod diagnostics;
 pub mod edits;
 mod format;
 pub mod framing;
+pub mod linters;
 pub mod manager;
 pub mod process;
 mod tool;

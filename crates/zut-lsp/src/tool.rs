@@ -56,7 +56,6 @@ struct Args {
     #[serde(default)]
     max: Option<usize>,
     #[serde(default)]
-    #[allow(dead_code)] // CLI linters: see README "Not built".
     run_cli: Option<bool>,
 }
 
@@ -199,11 +198,14 @@ impl LspManager {
         Ok((ok, errors))
     }
 
-    /// Current diagnostics of `path` from its servers, refreshed.
+    /// Current diagnostics of `path` from its servers (refreshed) and,
+    /// with `run_cli`, its CLI linters (built-in linters that are not
+    /// installed are skipped quietly; ones named in lsp.json are reported).
     async fn file_diagnostics(
         &self,
         path: &Path,
         deadline: Instant,
+        run_cli: bool,
     ) -> (Vec<Diagnostic>, Vec<String>) {
         if !path.is_file() {
             return (
@@ -211,20 +213,68 @@ impl LspManager {
                 vec![format!("{}: no such file", display_path(path, self.cwd()))],
             );
         }
-        let (clients, mut errors) = match self.clients_for(path, false, deadline).await {
-            Ok(x) => x,
+        let targets = match self.targets(path) {
+            Ok(t) => t,
             Err(e) => return (Vec::new(), vec![e]),
         };
-        let late = self.refresh(path, &clients, deadline).await;
-        for id in late {
-            errors.push(format!(
-                "{id} did not report diagnostics for {} in time",
-                display_path(path, self.cwd())
-            ));
+        let lsp: Vec<Target> = targets
+            .iter()
+            .filter(|t| t.spec.kind == Kind::Lsp)
+            .cloned()
+            .collect();
+        let cli: Vec<Target> = targets
+            .iter()
+            .filter(|t| {
+                run_cli
+                    && t.spec.kind == Kind::Cli
+                    && (t.spec.explicit
+                        || crate::process::resolve_command(&t.spec.command, &t.root).is_ok())
+            })
+            .cloned()
+            .collect();
+        if lsp.is_empty() && cli.is_empty() {
+            return (
+                Vec::new(),
+                vec![format!(
+                    "no language server is configured for {} (see lsp.json in docs/config.md)",
+                    display_path(path, self.cwd())
+                )],
+            );
         }
-        let mut all = Vec::new();
-        for (_, c) in &clients {
-            all.extend(c.diagnostics(Some(path)));
+        let lsp_part = async {
+            let started = join_all(lsp.iter().map(|t| self.client(t, deadline))).await;
+            let mut clients = Vec::new();
+            let mut errors = Vec::new();
+            for (t, r) in lsp.iter().zip(started) {
+                match r {
+                    Ok(c) => clients.push((t.clone(), c)),
+                    Err(e) => errors.push(e),
+                }
+            }
+            let late = self.refresh(path, &clients, deadline).await;
+            for id in late {
+                errors.push(format!(
+                    "{id} did not report diagnostics for {} in time",
+                    display_path(path, self.cwd())
+                ));
+            }
+            let mut all = Vec::new();
+            for (_, c) in &clients {
+                all.extend(c.diagnostics(Some(path)));
+            }
+            (all, errors)
+        };
+        let files = [path.to_path_buf()];
+        let cli_part = join_all(cli.iter().map(|t| {
+            let left = deadline.saturating_duration_since(Instant::now());
+            crate::linters::run(&t.spec, &t.root, self.cwd(), &files, left)
+        }));
+        let ((mut all, mut errors), cli_results) = tokio::join!(lsp_part, cli_part);
+        for r in cli_results {
+            match r {
+                Ok(d) => all.extend(d.into_iter().filter(|d| d.path == path)),
+                Err(e) => errors.push(e),
+            }
         }
         (all, errors)
     }
@@ -239,6 +289,7 @@ impl LspManager {
             .max
             .unwrap_or(DEFAULT_DIAGNOSTIC_CAP)
             .clamp(1, DEFAULT_DIAGNOSTIC_CAP);
+        let run_cli = a.run_cli.unwrap_or(true);
         let mut all = Vec::new();
         let mut errors = Vec::new();
         match path {
@@ -262,15 +313,19 @@ impl LspManager {
                     return Outcome::err(format!("no file matches {}", a.path));
                 }
                 let _ = p;
-                let results =
-                    join_all(files.iter().map(|f| self.file_diagnostics(f, deadline))).await;
+                let results = join_all(
+                    files
+                        .iter()
+                        .map(|f| self.file_diagnostics(f, deadline, run_cli)),
+                )
+                .await;
                 for (d, e) in results {
                     all.extend(d);
                     errors.extend(e);
                 }
             }
             Some(p) => {
-                let (d, e) = self.file_diagnostics(p, deadline).await;
+                let (d, e) = self.file_diagnostics(p, deadline, run_cli).await;
                 all = d;
                 errors = e;
             }
@@ -650,14 +705,10 @@ impl LspManager {
         let deadline = Instant::now() + self.options().mutation_budget;
         let files: Vec<&PathBuf> = paths.iter().take(MAX_MUTATION_FILES).collect();
         let results = join_all(files.iter().map(|p| async move {
-            if self
-                .lsp_targets(p, false)
-                .map(|t| t.is_empty())
-                .unwrap_or(true)
-            {
+            if self.targets(p).map(|t| t.is_empty()).unwrap_or(true) {
                 return (p, Vec::new(), false);
             }
-            let (d, errs) = self.file_diagnostics(p, deadline).await;
+            let (d, errs) = self.file_diagnostics(p, deadline, true).await;
             (p, d, errs.is_empty())
         }))
         .await;

@@ -315,3 +315,63 @@ async fn edits_get_new_diagnostics_only_once() {
     );
     mgr.shutdown().await;
 }
+
+#[tokio::test]
+async fn cli_linters_run_with_the_servers() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    // A linter printing ruff-style JSON for lines containing BAD.
+    let lint = r#"
+import json, sys
+out = []
+for f in sys.argv[1:]:
+    for i, line in enumerate(open(f).read().split("\n")):
+        if "BAD" in line:
+            out.append({"code": "X1", "message": "bad word in %d chars" % len(line), "filename": f,
+                        "location": {"row": i + 1, "column": line.index("BAD") + 1}})
+print(json.dumps(out))
+"#;
+    let cfg = json!({
+        "fake": {"command": [py, fake_script().to_str().unwrap(), "ok"], "fileTypes": ["fk"]},
+        "mylint": {"kind": "cli", "command": [py, "-c", lint], "parser": "ruff-json", "fileTypes": ["fk"]},
+        "ghostlint": {"kind": "cli", "command": "zut-no-such-linter", "parser": "generic", "fileTypes": ["zz"]}
+    });
+    std::fs::write(dir.path().join("lsp.json"), cfg.to_string()).unwrap();
+    std::fs::write(dir.path().join("a.fk"), "ok\n  BAD\nERR\n").unwrap();
+    std::fs::write(dir.path().join("b.zz"), "x\n").unwrap();
+    let mgr = LspManager::new(dir.path(), None, Options::default());
+    let ctx = ToolContext::new(dir.path()).with_lsp(mgr.handle());
+    let (err, text) = lsp(&ctx, json!({"action": "diagnostics", "path": "a.fk"})).await;
+    assert!(!err, "{text}");
+    assert_eq!(
+        text,
+        "Diagnostics: 1 error, 1 warning\n- ERROR: a.fk:3:1 [E1] fake error here\n- WARNING: a.fk:2:3 [X1] bad word in 5 chars"
+    );
+    let (_, text) = lsp(
+        &ctx,
+        json!({"action": "diagnostics", "path": "a.fk", "run_cli": false}),
+    )
+    .await;
+    assert!(!text.contains("bad word"), "{text}");
+    // After an edit the linter's new finding is attached too.
+    let out = run_builtin(
+        "write",
+        &json!({"path": "a.fk", "content": "ok\n  BAD\nERR\nBAD again\n"}),
+        &ctx,
+    )
+    .await;
+    let text = out.text_content();
+    assert!(
+        text.contains("Diagnostics: 1 warning\n- WARNING: a.fk:4:1 [X1] bad word in 9 chars"),
+        "{text}"
+    );
+    assert!(
+        text.contains("(2 previously reported diagnostics unchanged)"),
+        "{text}"
+    );
+    // A linter named in lsp.json but missing is reported.
+    let (err, text) = lsp(&ctx, json!({"action": "diagnostics", "path": "b.zz"})).await;
+    assert!(err, "{text}");
+    assert!(text.contains("linter ghostlint is not installed"), "{text}");
+    mgr.shutdown().await;
+}
