@@ -42,9 +42,12 @@ struct DiagState {
     dropped_files: u64,
     /// Per path: when the last change was sent, and when the first
     /// publication after it arrived (the server's own time, measured).
-    timing: HashMap<PathBuf, (Instant, Option<Instant>)>,
+    timing: HashMap<PathBuf, (Instant, Option<Instant>, i32)>,
     /// Documents zut opened: always stored, whatever the file cap.
     open: std::collections::HashSet<PathBuf>,
+    /// The document version of the last publication, when the server
+    /// gave one.
+    versions: HashMap<PathBuf, i32>,
 }
 
 struct Shared {
@@ -458,7 +461,7 @@ impl Client {
         let mut docs = self.docs.lock().await;
         let changed = match docs.get_mut(path) {
             None => {
-                self.mark_sent(path);
+                self.mark_sent(path, 1);
                 self.notify(
                     "textDocument/didOpen",
                     json!({"textDocument": {"uri": uri, "languageId": language_id, "version": 1, "text": text}}),
@@ -468,7 +471,7 @@ impl Client {
             }
             Some((version, old)) if old != text => {
                 *version += 1;
-                self.mark_sent(path);
+                self.mark_sent(path, *version);
                 self.notify(
                     "textDocument/didChange",
                     json!({"textDocument": {"uri": uri, "version": *version},
@@ -485,6 +488,19 @@ impl Client {
             json!({"textDocument": {"uri": uri}, "text": text}),
         )?;
         Ok(changed)
+    }
+
+    /// Whether the last publication for `path` is for version `wanted`
+    /// or later (a server that sends no versions always is).
+    fn current_for(&self, path: &Path, wanted: Option<i32>) -> bool {
+        let Some(wanted) = wanted else {
+            return true;
+        };
+        self.shared
+            .diags
+            .lock()
+            .map(|d| d.versions.get(path).is_none_or(|v| *v >= wanted))
+            .unwrap_or(true)
     }
 
     /// Publications of diagnostics for `path` seen so far.
@@ -508,8 +524,9 @@ impl Client {
     ) -> bool {
         let mut gen = self.shared.generation.subscribe();
         let mut dead = self.shared.dead.subscribe();
+        let wanted = self.docs.lock().await.get(path).map(|(v, _)| *v);
         loop {
-            if self.publish_count(path) > seen {
+            if self.publish_count(path) > seen && self.current_for(path, wanted) {
                 break;
             }
             if !self.alive() {
@@ -550,9 +567,10 @@ impl Client {
         }
     }
 
-    fn mark_sent(&self, path: &Path) {
+    fn mark_sent(&self, path: &Path, version: i32) {
         if let Ok(mut d) = self.shared.diags.lock() {
-            d.timing.insert(path.to_path_buf(), (Instant::now(), None));
+            d.timing
+                .insert(path.to_path_buf(), (Instant::now(), None, version));
             d.open.insert(path.to_path_buf());
         }
     }
@@ -561,7 +579,7 @@ impl Client {
     /// the first diagnostics publication for it after that change.
     pub fn server_time(&self, path: &Path) -> Option<Duration> {
         let d = self.shared.diags.lock().ok()?;
-        let (sent, got) = d.timing.get(path)?;
+        let (sent, got, _) = d.timing.get(path)?;
         got.map(|g| g.saturating_duration_since(*sent))
     }
 
@@ -749,8 +767,18 @@ fn store_diagnostics(shared: &Shared, params: &Value) {
         } else {
             st.by_path.insert(path.clone(), items);
         }
-        if let Some((_, got @ None)) = st.timing.get_mut(&path) {
-            *got = Some(Instant::now());
+        match p.version {
+            Some(v) => {
+                st.versions.insert(path.clone(), v);
+            }
+            None => {
+                st.versions.remove(&path);
+            }
+        }
+        if let Some((_, got @ None, sent)) = st.timing.get_mut(&path) {
+            if p.version.is_none_or(|v| v >= *sent) {
+                *got = Some(Instant::now());
+            }
         }
         *st.published.entry(path).or_default() += 1;
     }
