@@ -50,12 +50,16 @@ pub struct AgentConfig {
 }
 
 impl AgentConfig {
-    /// Defaults for `cwd`: every built-in tool, default limits.
+    /// Defaults for `cwd`: every built-in tool but `lsp` (no manager),
+    /// default limits.
     pub fn new(cwd: impl Into<PathBuf>, zut_home: impl Into<PathBuf>) -> Self {
         let cwd = cwd.into();
         Self {
+            // `lsp` needs a manager ([`AgentConfig::lsp`]): embedders that
+            // set one add the name too (the CLI does).
             builtin_tools: zut_tools::BUILTIN_NAMES
                 .iter()
+                .filter(|s| **s != "lsp")
                 .map(|s| s.to_string())
                 .collect(),
             max_steps: DEFAULT_MAX_STEPS,
