@@ -254,6 +254,9 @@ async fn typescript_definition_references_rename_and_diagnostics_after_edit() {
             ("lsp", json!({"action": "references", "path": "a.ts", "line": 1, "column": 17})),
             ("lsp", json!({"action": "rename", "path": "a.ts", "line": 1, "column": 17, "new_name": "welcome"})),
             ("edit", json!({"path": "b.ts", "edits": [{"oldText": "console.log(", "newText": "const n: number = \"s\";\nconsole.log(n, "}]})),
+            ("write", json!({"path": "c.ts", "content": "console.log(welcome(\"y\"));\n"})),
+            ("lsp", json!({"action": "code_actions", "path": "c.ts", "line": 1, "column": 13})),
+            ("lsp", json!({"action": "code_actions", "path": "c.ts", "line": 1, "column": 13, "apply": true})),
         ],
     )
     .await;
@@ -275,6 +278,23 @@ async fn typescript_definition_references_rename_and_diagnostics_after_edit() {
         .contains("welcome(\"x\")"));
     let edit = ok(&r[4]);
     assert!(edit.contains("- ERROR: b.ts:3:7 [2322]"), "{edit}");
+    // A missing import: the diagnostic comes back as the code action's
+    // context, so the quick fix is offered, then applied.
+    assert!(
+        ok(&r[5]).contains("- ERROR: c.ts:1:13 [2304]"),
+        "{}",
+        r[5].1
+    );
+    let listed = ok(&r[6]);
+    assert!(listed.contains("(quickfix) [edit]"), "{listed}");
+    assert!(listed.contains("welcome"), "{listed}");
+    let applied = ok(&r[7]);
+    assert!(
+        applied.contains("Applied 1 workspace edit(s) from typescript-language-server."),
+        "{applied}"
+    );
+    let c = std::fs::read_to_string(p.join("c.ts")).unwrap();
+    assert!(c.contains("import { welcome } from \"./a\";"), "{c}");
 }
 
 #[tokio::test]

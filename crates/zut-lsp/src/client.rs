@@ -739,23 +739,27 @@ fn store_diagnostics(shared: &Shared, params: &Value) {
         .diagnostics
         .into_iter()
         .take(MAX_DIAGNOSTICS_PER_FILE)
-        .map(|d| Diagnostic {
-            path: path.clone(),
-            severity: match d.severity {
-                Some(s) if s == lsp_types::DiagnosticSeverity::ERROR => 1,
-                Some(s) if s == lsp_types::DiagnosticSeverity::WARNING => 2,
-                Some(s) if s == lsp_types::DiagnosticSeverity::HINT => 4,
-                _ => 3,
-            },
-            code: d.code.map(|c| match c {
-                lsp_types::NumberOrString::Number(n) => n.to_string(),
-                lsp_types::NumberOrString::String(s) => s,
-            }),
-            source: d.source,
-            line: d.range.start.line,
-            character: d.range.start.character,
-            message: d.message,
-            server: shared.server.clone(),
+        .map(|d| {
+            let raw = serde_json::to_value(&d).ok();
+            Diagnostic {
+                path: path.clone(),
+                severity: match d.severity {
+                    Some(s) if s == lsp_types::DiagnosticSeverity::ERROR => 1,
+                    Some(s) if s == lsp_types::DiagnosticSeverity::WARNING => 2,
+                    Some(s) if s == lsp_types::DiagnosticSeverity::HINT => 4,
+                    _ => 3,
+                },
+                code: d.code.map(|c| match c {
+                    lsp_types::NumberOrString::Number(n) => n.to_string(),
+                    lsp_types::NumberOrString::String(s) => s,
+                }),
+                source: d.source,
+                line: d.range.start.line,
+                character: d.range.start.character,
+                message: d.message,
+                server: shared.server.clone(),
+                raw,
+            }
         })
         .collect();
     if let Ok(mut st) = shared.diags.lock() {

@@ -37,6 +37,10 @@ pub struct Diagnostic {
     pub message: String,
     /// The server id that reported it.
     pub server: String,
+    /// The server's own diagnostic object (LSP servers only), handed back
+    /// as the context of a code-action request.
+    #[serde(skip)]
+    pub raw: Option<serde_json::Value>,
 }
 
 impl Diagnostic {
@@ -325,6 +329,7 @@ mod tests {
             character: 0,
             message: msg.to_string(),
             server: "s".into(),
+            raw: None,
         }
     }
 

@@ -156,6 +156,7 @@ fn diag(
         character: col.saturating_sub(1) as u32,
         message: message.to_string(),
         server: id.to_string(),
+        raw: None,
     }
 }
 

@@ -435,12 +435,22 @@ impl LspManager {
                 "textDocument/rename",
                 json!({"textDocument": {"uri": uri}, "position": position, "newName": a.new_name}),
             ),
-            _ => (
-                "textDocument/codeAction",
-                json!({"textDocument": {"uri": uri},
-                       "range": {"start": position, "end": position},
-                       "context": {"diagnostics": []}}),
-            ),
+            _ => {
+                // The diagnostics on that line, so quick fixes are offered.
+                let line = a.line.saturating_sub(1);
+                let context: Vec<Value> = clients
+                    .iter()
+                    .flat_map(|(_, c)| c.diagnostics(Some(path)))
+                    .filter(|d| d.line == line)
+                    .filter_map(|d| d.raw)
+                    .collect();
+                (
+                    "textDocument/codeAction",
+                    json!({"textDocument": {"uri": uri},
+                           "range": {"start": position, "end": position},
+                           "context": {"diagnostics": context}}),
+                )
+            }
         };
         let answers = self.request_all(&clients, method, &params, deadline).await;
         let mut out = String::new();
@@ -492,6 +502,7 @@ impl LspManager {
             }
         }
         let mut modified = Vec::new();
+        let mut apply_error = None;
         if apply {
             match edit_to_apply {
                 None if first_error.is_none() => out.push_str("Nothing to apply.\n"),
@@ -507,7 +518,7 @@ impl LspManager {
                     }
                     Err(e) => {
                         out.push_str(&format!("apply: error: {e}\n"));
-                        first_error.get_or_insert(e);
+                        apply_error = Some(e);
                     }
                 },
             }
@@ -522,10 +533,12 @@ impl LspManager {
         }
         Outcome {
             text: out.trim_end().to_string(),
-            error: if answers.iter().any(|(_, r)| r.is_ok()) && !apply {
-                None
-            } else {
-                first_error
+            // A failed apply is an error; otherwise one server answering
+            // is a result (the others' errors are in the text).
+            error: match apply_error {
+                Some(e) => Some(e),
+                None if answers.iter().any(|(_, r)| r.is_ok()) => None,
+                None => first_error,
             },
         }
     }
