@@ -44,15 +44,22 @@ pub struct AgentConfig {
     /// reason (the TUI shows it as a status line). Off by default: the
     /// Go-compatible event streams have no such event.
     pub interception_events: bool,
+    /// The language-server manager behind the `lsp` tool and the
+    /// diagnostics attached after `write`/`edit` (`None`: no LSP).
+    pub lsp: Option<std::sync::Arc<dyn zut_tools::CodeIntel>>,
 }
 
 impl AgentConfig {
-    /// Defaults for `cwd`: every built-in tool, default limits.
+    /// Defaults for `cwd`: every built-in tool but `lsp` (no manager),
+    /// default limits.
     pub fn new(cwd: impl Into<PathBuf>, zut_home: impl Into<PathBuf>) -> Self {
         let cwd = cwd.into();
         Self {
+            // `lsp` needs a manager ([`AgentConfig::lsp`]): embedders that
+            // set one add the name too (the CLI does).
             builtin_tools: zut_tools::BUILTIN_NAMES
                 .iter()
+                .filter(|s| **s != "lsp")
                 .map(|s| s.to_string())
                 .collect(),
             max_steps: DEFAULT_MAX_STEPS,
@@ -69,6 +76,7 @@ impl AgentConfig {
             confirm_tools: false,
             reasoning_events: false,
             interception_events: false,
+            lsp: None,
         }
     }
 }

@@ -182,6 +182,9 @@ impl Agent {
         if let Some(files) = &self.files {
             ctx = ctx.with_files(files.clone());
         }
+        if let Some(lsp) = &self.config.lsp {
+            ctx = ctx.with_lsp(lsp.clone());
+        }
         let mut emit = |text: String| {
             sink(AgentEvent::ToolProgress {
                 id: id.to_string(),

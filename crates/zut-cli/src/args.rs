@@ -107,6 +107,9 @@ pub struct GlobalArgs {
     /// Disable built-in tools.
     #[arg(long = "no-tools")]
     pub no_tools: bool,
+    /// No language servers: no `lsp` tool, no diagnostics after edits.
+    #[arg(long = "no-lsp")]
+    pub no_lsp: bool,
     /// Reasoning effort: off, low, medium or high.
     #[arg(long, value_name = "LEVEL")]
     pub reasoning: Option<String>,

@@ -227,22 +227,28 @@ fn d4_conflicts_and_builtins_are_shadowed_with_owner() {
 
 #[test]
 fn doctor_checks_the_names_this_build_reserves() {
-    // `/goal` and `lsp` are built-ins of the Go original, not of this
+    // `/goal` and `subagent` are built-ins of the Go original, not of this
     // build: a real run lets the extension have them, so doctor must too.
-    // `python` stays reserved (protocol.md §8.1) even without a built-in.
+    // `python` stays reserved (protocol.md §8.1) even without a built-in;
+    // `lsp` is a built-in of this build.
     let env = TestEnv::new();
-    let (goal, lsp, python) = (cmd("goal"), tool("lsp"), tool("python"));
+    let (goal, sub, python) = (cmd("goal"), tool("subagent"), tool("python"));
+    let lsp = tool("lsp");
     sh_ext(
         &env.global_dir("c"),
         "c",
         "c",
-        &[&goal, &lsp, &python, READY],
+        &[&goal, &sub, &lsp, &python, READY],
     );
     let r = zut(&env, &["ext", "doctor"]);
     assert_eq!(r.code, 0, "{r:?}");
     let c = block(&r.stdout, "c [global]");
     assert!(c.contains("    /goal (active)\n"), "{c}");
-    assert!(c.contains("    lsp (active)\n"), "{c}");
+    assert!(c.contains("    subagent (active)\n"), "{c}");
+    assert!(
+        c.contains("    lsp (shadowed) by a built-in or reserved tool name\n"),
+        "{c}"
+    );
     assert!(
         c.contains("    python (shadowed) by a built-in or reserved tool name\n"),
         "{c}"

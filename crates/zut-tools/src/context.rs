@@ -25,6 +25,9 @@ pub struct ToolContext {
     /// Where `read`, `write` and `edit` get and put text (an editor's
     /// buffers over ACP); `None`: the disk.
     pub files: Option<Arc<dyn crate::FileAccess>>,
+    /// The language-server manager behind `lsp` and the diagnostics
+    /// attached after `write`/`edit`; `None`: no LSP (`--no-lsp`).
+    pub lsp: Option<Arc<dyn crate::CodeIntel>>,
 }
 
 impl ToolContext {
@@ -36,6 +39,7 @@ impl ToolContext {
             cancel: CancellationToken::new(),
             progress: None,
             files: None,
+            lsp: None,
         }
     }
 
@@ -54,6 +58,12 @@ impl ToolContext {
     /// Routes `read`, `write` and `edit` through `files`.
     pub fn with_files(mut self, files: Arc<dyn crate::FileAccess>) -> Self {
         self.files = Some(files);
+        self
+    }
+
+    /// Sets the language-server manager (see [`crate::CodeIntel`]).
+    pub fn with_lsp(mut self, lsp: Arc<dyn crate::CodeIntel>) -> Self {
+        self.lsp = Some(lsp);
         self
     }
 
@@ -79,6 +89,7 @@ impl fmt::Debug for ToolContext {
             .field("cancelled", &self.cancel.is_cancelled())
             .field("progress", &self.progress.is_some())
             .field("files", &self.files.is_some())
+            .field("lsp", &self.lsp.is_some())
             .finish()
     }
 }

@@ -8,6 +8,7 @@
 //! proceed. This crate knows nothing of providers, extensions or UI.
 
 mod bash;
+mod code_intel;
 mod context;
 mod edit;
 mod files;
@@ -24,6 +25,7 @@ use std::sync::OnceLock;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+pub use code_intel::{attach_diagnostics, CodeIntel, IntelFuture};
 pub use context::{ProgressFn, ToolContext};
 pub use files::{FileAccess, FileFuture};
 pub use output::{ToolContent, ToolOutput};
@@ -73,10 +75,11 @@ pub async fn run_builtin(name: &str, args: &Value, ctx: &ToolContext) -> ToolOut
 async fn dispatch(name: &str, args: &Value, ctx: &ToolContext) -> ToolOutput {
     match name {
         "read" => read::run(args, ctx).await,
-        "write" => write::run(args, ctx).await,
-        "edit" => edit::run(args, ctx).await,
+        "write" => code_intel::with_diagnostics(write::run(args, ctx).await, args, ctx).await,
+        "edit" => code_intel::with_diagnostics(edit::run(args, ctx).await, args, ctx).await,
         "bash" => bash::run(args, ctx).await,
         "grep" => grep::run(args, ctx).await,
+        "lsp" => code_intel::run_lsp(args, ctx).await,
         other => ToolOutput::error(format!("Unknown built-in tool `{other}`.")),
     }
 }

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use crate::limits::*;
 
 /// Names of the built-in tools, in the order [`builtin_tools`] lists them.
-pub const BUILTIN_NAMES: [&str; 5] = ["read", "write", "edit", "bash", "grep"];
+pub const BUILTIN_NAMES: [&str; 6] = ["read", "write", "edit", "bash", "grep", "lsp"];
 
 /// A tool definition as offered to the model.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,6 +35,7 @@ pub fn builtin_tool(name: &str) -> Option<ToolDef> {
         "edit" => ("edit", edit_description(), edit_schema()),
         "bash" => ("bash", bash_description(), bash_schema()),
         "grep" => ("grep", grep_description(), grep_schema()),
+        "lsp" => ("lsp", lsp_description(), lsp_schema()),
         _ => return None,
     };
     Some(ToolDef {
@@ -237,5 +238,40 @@ fn grep_schema() -> Value {
         },
         "required": ["pattern"],
         "additionalProperties": false
+    })
+}
+
+fn lsp_description() -> String {
+    "Query configured language servers and linters for diagnostics, navigation, refactors, \
+     symbols, capabilities, and raw LSP requests. Lines and columns are 1-based. `rename` \
+     applies its edit by default and returns a diff; `code_actions` lists actions and applies \
+     them only with `apply: true`."
+        .to_string()
+}
+
+fn lsp_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "action": {
+                "type": "string",
+                "enum": ["diagnostics", "definition", "references", "hover", "symbols", "rename",
+                         "code_actions", "type_definition", "implementation", "status", "reload",
+                         "capabilities", "request"]
+            },
+            "path": {"type": "string", "description": "File path relative to the workspace, required for document actions. For diagnostics it may be a glob, or `*` for the whole workspace."},
+            "line": {"type": "integer", "minimum": 1, "description": "1-based line for a document action."},
+            "column": {"type": "integer", "minimum": 1, "description": "1-based column for a document action."},
+            "query": {"type": "string", "description": "Workspace symbol query; symbols uses document symbols when omitted."},
+            "new_name": {"type": "string", "description": "New identifier for rename."},
+            "server": {"type": "string", "description": "Optional server id for request or capabilities."},
+            "method": {"type": "string", "description": "Raw LSP method for request."},
+            "params": {"type": "object", "description": "Raw JSON-RPC params for request."},
+            "apply": {"type": "boolean", "description": "Apply a returned rename/code-action WorkspaceEdit. Only files inside the workspace are accepted."},
+            "timeout_ms": {"type": "integer", "minimum": 1, "description": "Request budget in milliseconds (default 30000, at most 120000)."},
+            "max": {"type": "integer", "minimum": 1, "maximum": 50, "description": "Most diagnostics listed (default and maximum 50)."},
+            "run_cli": {"type": "boolean", "description": "Run configured CLI linters for diagnostics (default true)."}
+        },
+        "required": ["action"]
     })
 }

@@ -38,7 +38,10 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
         .clone()
         .map_err(|e| e.to_string())
         .and_then(|c| Provider::new(c).map_err(|e| e.to_string()));
-    let builtins = enabled_builtins(args)?;
+    let mut builtins = enabled_builtins(args)?;
+    if args.no_lsp {
+        builtins.retain(|n| n != "lsp");
+    }
 
     let mut host = HostConfig::new(home.clone(), cwd.clone());
     host.ext_paths = args.ext.iter().map(|p| here.join(p)).collect();
@@ -63,6 +66,16 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
     host.persist_state = false;
 
     let mut agent = AgentConfig::new(cwd.clone(), home.root());
+    // Language servers (crates/zut-lsp): for the `lsp` tool and the
+    // diagnostics after `write`/`edit`; nothing starts until a file needs one.
+    if !args.no_lsp
+        && builtins
+            .iter()
+            .any(|n| matches!(n.as_str(), "lsp" | "write" | "edit"))
+    {
+        let manager = zut_lsp::LspManager::new(cwd.clone(), Some(home.root()), Default::default());
+        agent.lsp = Some(manager.handle());
+    }
     agent.builtin_tools = builtins;
     agent.reasoning = reasoning;
     agent.skills = !args.no_skill;
