@@ -44,6 +44,9 @@ pub struct AgentConfig {
     /// reason (the TUI shows it as a status line). Off by default: the
     /// Go-compatible event streams have no such event.
     pub interception_events: bool,
+    /// The interpreter of the `python` tool (`python_interpreter` in
+    /// config.json); `None`: discovered (`VIRTUAL_ENV`, `./.venv`, PATH).
+    pub python_interpreter: Option<PathBuf>,
 }
 
 impl AgentConfig {
@@ -69,6 +72,7 @@ impl AgentConfig {
             confirm_tools: false,
             reasoning_events: false,
             interception_events: false,
+            python_interpreter: None,
         }
     }
 }

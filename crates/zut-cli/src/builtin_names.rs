@@ -30,6 +30,31 @@ pub const COMMANDS: &[&str] = &[
 /// Built-in tools active in a default run (no `--tools`/`--no-tools`).
 pub const DEFAULT_TOOLS: &[&str] = &zut_tools::BUILTIN_NAMES;
 
+/// Tool names the Go original offers (seed and newer). `--tools` accepts
+/// them all; the ones zut lacks are ignored with a warning.
+pub const GO_TOOLS: &[&str] = &[
+    "read",
+    "write",
+    "edit",
+    "bash",
+    "python",
+    "worktree",
+    "grep",
+    "glob",
+    "ast",
+    "lsp",
+    "web_search",
+    "web_open",
+    "web_find",
+    "web_click",
+    "schedule",
+    "update_goal",
+    "update_plan",
+    "plan",
+    "skill",
+    "subagent",
+];
+
 /// Whether `name` is a built-in command (case-insensitive).
 pub fn is_command(name: &str) -> bool {
     COMMANDS.iter().any(|c| c.eq_ignore_ascii_case(name))

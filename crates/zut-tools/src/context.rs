@@ -25,6 +25,14 @@ pub struct ToolContext {
     /// Where `read`, `write` and `edit` get and put text (an editor's
     /// buffers over ACP); `None`: the disk.
     pub files: Option<Arc<dyn crate::FileAccess>>,
+    /// The Python interpreter `python` must use (`python_interpreter` in
+    /// config.json; relative paths resolve against `cwd`). `None`:
+    /// discover one (`VIRTUAL_ENV`, `./.venv`, `python3`/`python` on PATH).
+    pub python_interpreter: Option<PathBuf>,
+    /// `$ZUT_HOME`: `worktree` creates worktrees under
+    /// `$ZUT_HOME/worktrees/<repo-id>` unless the repository configures a
+    /// root. `None`: only a configured root is used.
+    pub zut_home: Option<PathBuf>,
 }
 
 impl ToolContext {
@@ -36,6 +44,8 @@ impl ToolContext {
             cancel: CancellationToken::new(),
             progress: None,
             files: None,
+            python_interpreter: None,
+            zut_home: None,
         }
     }
 
@@ -54,6 +64,18 @@ impl ToolContext {
     /// Routes `read`, `write` and `edit` through `files`.
     pub fn with_files(mut self, files: Arc<dyn crate::FileAccess>) -> Self {
         self.files = Some(files);
+        self
+    }
+
+    /// Sets the interpreter `python` uses (see [`ToolContext::python_interpreter`]).
+    pub fn with_python_interpreter(mut self, exe: impl Into<PathBuf>) -> Self {
+        self.python_interpreter = Some(exe.into());
+        self
+    }
+
+    /// Sets `$ZUT_HOME` (see [`ToolContext::zut_home`]).
+    pub fn with_zut_home(mut self, home: impl Into<PathBuf>) -> Self {
+        self.zut_home = Some(home.into());
         self
     }
 
@@ -79,6 +101,8 @@ impl fmt::Debug for ToolContext {
             .field("cancelled", &self.cancel.is_cancelled())
             .field("progress", &self.progress.is_some())
             .field("files", &self.files.is_some())
+            .field("python_interpreter", &self.python_interpreter)
+            .field("zut_home", &self.zut_home)
             .finish()
     }
 }

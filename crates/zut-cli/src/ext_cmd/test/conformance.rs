@@ -31,6 +31,7 @@ const BUILT_IN_TOOLS: &[&str] = &[
     "python",
     "worktree",
     "grep",
+    "glob",
     "ast",
     "lsp",
     "web_search",
@@ -40,6 +41,7 @@ const BUILT_IN_TOOLS: &[&str] = &[
     "schedule",
     "update_goal",
     "update_plan",
+    "plan",
     "skill",
 ];
 
