@@ -138,3 +138,14 @@ pub fn plan_rewrite(
     let plan = rewrite::plan(&found.matches)?;
     Ok((found, plan))
 }
+
+/// Matches of `pattern` in `source` parsed as the embedded `lang`: the
+/// 1-based line and byte range of each. In memory, no files (used by the
+/// fuzz target and handy for callers that hold a buffer).
+pub fn matches_in_source(
+    pattern: &str,
+    lang: Lang,
+    source: &str,
+) -> Result<Vec<(usize, std::ops::Range<usize>)>, AstError> {
+    search::in_source(pattern, lang, source)
+}

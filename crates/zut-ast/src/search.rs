@@ -314,3 +314,17 @@ pub(crate) fn full_lines(src: &str, range: std::ops::Range<usize>) -> String {
         .unwrap_or(src.len());
     src.get(start..end).unwrap_or_default().to_string()
 }
+
+pub(crate) fn in_source(
+    pattern: &str,
+    lang: Lang,
+    source: &str,
+) -> Result<Vec<(usize, std::ops::Range<usize>)>, AstError> {
+    let pat = compile(pattern, lang).map_err(AstError::Pattern)?;
+    let root = lang.0.ast_grep(source);
+    Ok(root
+        .root()
+        .find_all(&pat)
+        .map(|m| (m.start_pos().line() + 1, m.range()))
+        .collect())
+}

@@ -248,7 +248,7 @@ fn unknown_language_without_cli_is_a_clear_error() {
         assert!(found.is_err());
         return;
     }
-    let err = search(&q(d.path(), "x", Some("dart")), &never).unwrap_err();
+    let err = search(&q(d.path(), "x", Some("zig")), &never).unwrap_err();
     let text = err.to_string();
     assert!(
         text.contains("not built into zut") && text.contains("ast-grep-cli"),
@@ -292,5 +292,85 @@ fn more_embedded_languages_parse() {
         let found =
             search(&q(&path, pattern, None), &never).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(found.matches.len(), 1, "{name}: {found:?}");
+    }
+}
+
+#[test]
+fn other_languages_use_the_installed_ast_grep() {
+    if zut_ast::fallback::find_cli().is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "ast-grep (pip install ast-grep-cli) is required in CI"
+        );
+        eprintln!("ast-grep not installed: skipping the CLI fallback test");
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "lib/a.zig",
+        "fn main() void {\n    foo(1);\n    foo(2);\n}\n",
+    );
+    let found = search(&q(d.path(), "foo($A)", Some("zig")), &never).unwrap();
+    assert_eq!(found.engine, "ast-grep");
+    let lines: Vec<usize> = found.matches.iter().map(|m| m.line).collect();
+    assert_eq!(lines, [2, 3]);
+    assert!(found.matches[0].path.ends_with("lib/a.zig"));
+    // A rewrite through the CLI is planned and applied like an embedded one.
+    let query = Query {
+        rewrite: Some("bar($A)"),
+        ..q(d.path(), "foo($A)", Some("zig"))
+    };
+    let (_, plan) = plan_rewrite(&query, &never).unwrap();
+    zut_ast::apply(&plan).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("lib/a.zig")).unwrap(),
+        "fn main() void {\n    bar(1);\n    bar(2);\n}\n"
+    );
+}
+
+#[test]
+fn odd_patterns_never_panic_in_any_language() {
+    let patterns = [
+        "",
+        " ",
+        "$",
+        "$$$",
+        "$$$A",
+        "$A",
+        "(((",
+        "}{",
+        "\0",
+        "$A $B $$$C",
+        "µ",
+        "<<<",
+        "'",
+        "\"",
+        "#",
+        "// x",
+        "$A.$B($$$)",
+        "\u{feff}",
+        "a\nb\n\n",
+        "$_",
+        "$$A",
+        "${A}",
+    ];
+    let sources = [
+        "",
+        "x",
+        "fn f() {}",
+        "((((((",
+        "\u{fffd}\0",
+        "def f(:\n  pass",
+    ];
+    for id in zut_ast::embedded_ids().split(", ") {
+        let zut_ast::LangChoice::Embedded(lang) = parse_language(id) else {
+            panic!("{id} is not embedded");
+        };
+        for p in patterns {
+            for s in sources {
+                let _ = zut_ast::matches_in_source(p, lang, s);
+            }
+        }
     }
 }
