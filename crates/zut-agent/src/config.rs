@@ -47,6 +47,9 @@ pub struct AgentConfig {
     /// The language-server manager behind the `lsp` tool and the
     /// diagnostics attached after `write`/`edit` (`None`: no LSP).
     pub lsp: Option<std::sync::Arc<dyn zut_tools::CodeIntel>>,
+    /// The interpreter of the `python` tool (`python_interpreter` in
+    /// config.json); `None`: discovered (`VIRTUAL_ENV`, `./.venv`, PATH).
+    pub python_interpreter: Option<PathBuf>,
 }
 
 impl AgentConfig {
@@ -77,6 +80,7 @@ impl AgentConfig {
             reasoning_events: false,
             interception_events: false,
             lsp: None,
+            python_interpreter: None,
         }
     }
 }

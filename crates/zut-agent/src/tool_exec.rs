@@ -178,7 +178,11 @@ impl Agent {
         });
         let mut ctx = zut_tools::ToolContext::new(self.config.cwd.clone())
             .with_cancel(cancel.child_token())
-            .with_progress(progress);
+            .with_progress(progress)
+            .with_zut_home(self.config.system.zut_home.clone());
+        if let Some(python) = &self.config.python_interpreter {
+            ctx = ctx.with_python_interpreter(python.clone());
+        }
         if let Some(files) = &self.files {
             ctx = ctx.with_files(files.clone());
         }

@@ -58,7 +58,7 @@ async fn plain_answer_anthropic_emits_rpc_event_sequence() {
     assert_eq!(reqs[0].body["messages"][0]["role"], "user");
     assert!(reqs[0].body["system"].to_string().contains("zut"));
     let offered = offered_tools(&reqs[0].body);
-    assert_eq!(offered, vec!["read", "write", "edit", "bash", "grep"]);
+    assert_eq!(offered, zut_tools::BUILTIN_NAMES.to_vec());
 }
 
 #[tokio::test]

@@ -22,6 +22,31 @@ pub fn builtins() -> zut_ext_manage::Builtins {
     }
 }
 
+/// Tool names the Go original offers (seed and newer). `--tools` accepts
+/// them all; the ones zut lacks are ignored with a warning.
+pub const GO_TOOLS: &[&str] = &[
+    "read",
+    "write",
+    "edit",
+    "bash",
+    "python",
+    "worktree",
+    "grep",
+    "glob",
+    "ast",
+    "lsp",
+    "web_search",
+    "web_open",
+    "web_find",
+    "web_click",
+    "schedule",
+    "update_goal",
+    "update_plan",
+    "plan",
+    "skill",
+    "subagent",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

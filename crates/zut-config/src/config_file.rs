@@ -17,6 +17,7 @@ pub const SUPPORTED_KEYS: &[&str] = &[
     "theme",
     "auto_compact_threshold",
     "terminal_alerts_enabled",
+    "python_interpreter",
 ];
 
 /// Keys of the Go original that zut does not support yet (ignored).
@@ -77,6 +78,9 @@ pub struct ConfigFile {
     pub auto_compact_threshold: Option<u32>,
     /// `terminal_alerts_enabled`.
     pub terminal_alerts_enabled: Option<bool>,
+    /// `python_interpreter`: the executable the `python` tool runs
+    /// (relative paths resolve against the session directory).
+    pub python_interpreter: Option<String>,
     /// Keys present but not used, sorted.
     pub ignored: Vec<IgnoredKey>,
 }
@@ -118,6 +122,7 @@ impl ConfigFile {
         c.model = string("model")?;
         c.theme = string("theme")?;
         c.reasoning = string("reasoning")?;
+        c.python_interpreter = string("python_interpreter")?;
         if let Some(r) = &c.reasoning {
             zut_providers::parse_reasoning(r).map_err(|_| {
                 ConfigError::key(

@@ -22,6 +22,7 @@ pub const RESERVED_TOOL_NAMES: &[&str] = &[
     "schedule",
     "update_goal",
     "update_plan",
+    "plan",
 ];
 
 /// A tool definition offered to the model.
@@ -252,6 +253,8 @@ mod tests {
         };
         assert_eq!(r.claim_tool(0, def("grep"), false), Claim::Builtin);
         assert_eq!(r.claim_tool(0, def("read"), false), Claim::Builtin);
+        assert_eq!(r.claim_tool(0, def("plan"), false), Claim::Builtin);
+        assert_eq!(r.claim_tool(0, def("update_plan"), false), Claim::Builtin);
         assert_eq!(r.claim_tool(0, def("bash"), false), Claim::Won);
         r.remove_extension(0);
         assert!(r.tool("bash").is_none());

@@ -121,51 +121,6 @@ fn complete_utf8_prefix(b: &[u8]) -> usize {
     len
 }
 
-/// Incremental lossy UTF-8 decoding for progress chunks: a character split
-/// across reads is held back until it is complete.
-#[derive(Default)]
-struct Utf8Stream {
-    pending: Vec<u8>,
-}
-
-impl Utf8Stream {
-    fn decode(&mut self, input: &[u8]) -> String {
-        self.pending.extend_from_slice(input);
-        let mut out = String::new();
-        let mut pos = 0;
-        while pos < self.pending.len() {
-            match std::str::from_utf8(&self.pending[pos..]) {
-                Ok(s) => {
-                    out.push_str(s);
-                    pos = self.pending.len();
-                }
-                Err(e) => {
-                    let valid = e.valid_up_to();
-                    out.push_str(&String::from_utf8_lossy(&self.pending[pos..pos + valid]));
-                    match e.error_len() {
-                        Some(bad) => {
-                            out.push('\u{FFFD}');
-                            pos += valid + bad;
-                        }
-                        None => {
-                            pos += valid;
-                            break;
-                        }
-                    }
-                }
-            }
-        }
-        self.pending.drain(..pos);
-        out
-    }
-
-    fn finish(&mut self) -> String {
-        let rest = String::from_utf8_lossy(&self.pending).into_owned();
-        self.pending.clear();
-        rest
-    }
-}
-
 /// How the run ended.
 enum End {
     /// The shell exited and the output pipe closed.
@@ -189,14 +144,15 @@ mod imp {
     use tokio::process::{Child, ChildStdout, Command};
     use tokio::time::{sleep, sleep_until, Instant};
 
-    use super::{Capture, End, Utf8Stream};
+    use super::{Capture, End};
     use crate::limits::*;
+    use crate::process::{
+        group_alive, group_of, in_own_group, signal_group, GroupGuard, Utf8Stream, POLL,
+    };
     use crate::{ToolContext, ToolOutput};
 
     /// Size of one read from the output pipe.
     const READ_CHUNK: usize = 64 * 1024;
-    /// How often the group is polled while waiting for it to die.
-    const POLL: Duration = Duration::from_millis(50);
     /// How long to wait for the killed shell to be reaped.
     const REAP_WAIT: Duration = Duration::from_secs(2);
 
@@ -218,14 +174,8 @@ mod imp {
             .env("PWD", &ctx.cwd)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .process_group(0);
-        // SAFETY: the closure only calls dup2 and prctl, which are
-        // async-signal-safe, and touches no memory of the parent. It runs in
-        // the forked child after its stdio has been set up.
-        unsafe {
-            cmd.pre_exec(child_setup);
-        }
+            .stderr(Stdio::null());
+        in_own_group(&mut cmd);
         let mut child = match cmd.spawn() {
             Ok(c) => c,
             Err(e) => {
@@ -233,10 +183,7 @@ mod imp {
             }
         };
         drop(cmd);
-        let pgid = child
-            .id()
-            .and_then(|id| libc::pid_t::try_from(id).ok())
-            .unwrap_or(0);
+        let pgid = group_of(&child);
         let mut guard = GroupGuard(Some(pgid));
         let Some(stdout) = child.stdout.take() else {
             return ToolOutput::error("Internal error in tool `bash`: no output pipe.");
@@ -265,33 +212,6 @@ mod imp {
         render(&run.capture, &end, run.status, timeout)
     }
 
-    /// Runs in the forked child before exec: merge stderr into the stdout
-    /// pipe and, on Linux, die with the parent.
-    fn child_setup() -> std::io::Result<()> {
-        // SAFETY: dup2 on the child's own standard descriptors.
-        if unsafe { libc::dup2(1, 2) } < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        #[cfg(target_os = "linux")]
-        {
-            // SAFETY: prctl with PR_SET_PDEATHSIG only sets a flag of this
-            // process.
-            let rc = unsafe {
-                libc::prctl(
-                    libc::PR_SET_PDEATHSIG,
-                    libc::SIGKILL as libc::c_ulong,
-                    0,
-                    0,
-                    0,
-                )
-            };
-            if rc != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-        }
-        Ok(())
-    }
-
     /// `bash` from `PATH` (or a standard location), else `/bin/sh`.
     fn find_shell() -> PathBuf {
         let from_path = std::env::var_os("PATH")
@@ -313,55 +233,6 @@ mod imp {
         std::fs::metadata(p)
             .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
             .unwrap_or(false)
-    }
-
-    /// Sends `signal` to process group `pgid`; whether any process got it.
-    fn signal_group(pgid: libc::pid_t, signal: libc::c_int) -> bool {
-        if pgid <= 1 {
-            return false;
-        }
-        // SAFETY: killpg only sends a signal; a stale group yields ESRCH.
-        unsafe { libc::killpg(pgid, signal) == 0 }
-    }
-
-    fn group_alive(pgid: libc::pid_t) -> bool {
-        signal_group(pgid, 0)
-    }
-
-    /// Kills the process group when dropped while armed: the tool's future
-    /// was dropped mid-run. SIGTERM now, SIGKILL after the grace period on a
-    /// helper thread (a destructor cannot wait).
-    struct GroupGuard(Option<libc::pid_t>);
-
-    impl GroupGuard {
-        fn disarm(&mut self) {
-            self.0 = None;
-        }
-    }
-
-    impl Drop for GroupGuard {
-        fn drop(&mut self) {
-            let Some(pgid) = self.0.take() else {
-                return;
-            };
-            if !signal_group(pgid, libc::SIGTERM) {
-                return;
-            }
-            let killer = std::thread::Builder::new()
-                .name("zut-bash-kill".into())
-                .spawn(move || {
-                    let end = std::time::Instant::now() + BASH_KILL_GRACE;
-                    while std::time::Instant::now() < end && group_alive(pgid) {
-                        std::thread::sleep(POLL);
-                    }
-                    if group_alive(pgid) {
-                        signal_group(pgid, libc::SIGKILL);
-                    }
-                });
-            if killer.is_err() {
-                signal_group(pgid, libc::SIGKILL);
-            }
-        }
     }
 
     struct Running<'a> {
@@ -621,19 +492,6 @@ mod tests {
         let (text, truncated) = c.render();
         assert!(truncated);
         assert!(!text.contains('\u{FFFD}'));
-    }
-
-    #[test]
-    fn utf8_stream_holds_split_characters() {
-        let mut s = Utf8Stream::default();
-        let bytes = "aé€😀".as_bytes();
-        let mut out = String::new();
-        for b in bytes {
-            out.push_str(&s.decode(std::slice::from_ref(b)));
-        }
-        out.push_str(&s.finish());
-        assert_eq!(out, "aé€😀");
-        assert_eq!(s.decode(b"a\xffb"), "a\u{FFFD}b");
     }
 
     #[test]

@@ -28,6 +28,14 @@ pub struct ToolContext {
     /// The language-server manager behind `lsp` and the diagnostics
     /// attached after `write`/`edit`; `None`: no LSP (`--no-lsp`).
     pub lsp: Option<Arc<dyn crate::CodeIntel>>,
+    /// The Python interpreter `python` must use (`python_interpreter` in
+    /// config.json; relative paths resolve against `cwd`). `None`:
+    /// discover one (`VIRTUAL_ENV`, `./.venv`, `python3`/`python` on PATH).
+    pub python_interpreter: Option<PathBuf>,
+    /// `$ZUT_HOME`: `worktree` creates worktrees under
+    /// `$ZUT_HOME/worktrees/<repo-id>` unless the repository configures a
+    /// root. `None`: only a configured root is used.
+    pub zut_home: Option<PathBuf>,
 }
 
 impl ToolContext {
@@ -40,6 +48,8 @@ impl ToolContext {
             progress: None,
             files: None,
             lsp: None,
+            python_interpreter: None,
+            zut_home: None,
         }
     }
 
@@ -67,6 +77,18 @@ impl ToolContext {
         self
     }
 
+    /// Sets the interpreter `python` uses (see [`ToolContext::python_interpreter`]).
+    pub fn with_python_interpreter(mut self, exe: impl Into<PathBuf>) -> Self {
+        self.python_interpreter = Some(exe.into());
+        self
+    }
+
+    /// Sets `$ZUT_HOME` (see [`ToolContext::zut_home`]).
+    pub fn with_zut_home(mut self, home: impl Into<PathBuf>) -> Self {
+        self.zut_home = Some(home.into());
+        self
+    }
+
     /// Resolves a tool path: `~` and `~/…` expand to `$HOME`, absolute paths
     /// stay, relative paths join [`ToolContext::cwd`].
     pub fn resolve(&self, path: &str) -> PathBuf {
@@ -90,6 +112,8 @@ impl fmt::Debug for ToolContext {
             .field("progress", &self.progress.is_some())
             .field("files", &self.files.is_some())
             .field("lsp", &self.lsp.is_some())
+            .field("python_interpreter", &self.python_interpreter)
+            .field("zut_home", &self.zut_home)
             .finish()
     }
 }

@@ -65,7 +65,15 @@ pub(crate) async fn run(args: &Value, ctx: &ToolContext) -> ToolOutput {
     // search stops too.
     let cancel = ctx.cancel.child_token();
     let _stop_on_drop = cancel.clone().drop_guard();
-    blocking("grep", move || search(&a, &root, max_results, &cancel)).await
+    let hint = crate::ast::grep_hint(&a.pattern, a.literal);
+    let mut out = blocking("grep", move || search(&a, &root, max_results, &cancel)).await;
+    if let (Some(hint), false) = (hint, out.is_error) {
+        if let Some(crate::ToolContent::Text(t)) = out.content.last_mut() {
+            t.push('\n');
+            t.push_str(&hint);
+        }
+    }
+    out
 }
 
 /// Which files a `glob` admits.

@@ -1,4 +1,5 @@
-//! zut's built-in tools — `read`, `write`, `edit`, `bash`, `grep` — with
+//! zut's built-in tools — `read`, `write`, `edit`, `bash`, `grep`, `glob`,
+//! `ast`, `python`, `worktree` — with
 //! their JSON Schemas ([`builtin_tools`]) and argument validation
 //! ([`validate_args`], [`ArgValidator`], also used for extension tools).
 //!
@@ -7,17 +8,22 @@
 //! `is_error: true` whose text tells the model what went wrong and how to
 //! proceed. This crate knows nothing of providers, extensions or UI.
 
+mod ast;
 mod bash;
 mod code_intel;
 mod context;
 mod edit;
 mod files;
+mod glob;
 mod grep;
 pub mod limits;
 mod output;
+mod process;
+mod python;
 mod read;
 mod schema;
 mod validate;
+mod worktree;
 mod write;
 
 use std::sync::OnceLock;
@@ -80,6 +86,10 @@ async fn dispatch(name: &str, args: &Value, ctx: &ToolContext) -> ToolOutput {
         "bash" => bash::run(args, ctx).await,
         "grep" => grep::run(args, ctx).await,
         "lsp" => code_intel::run_lsp(args, ctx).await,
+        "glob" => glob::run(args, ctx).await,
+        "ast" => ast::run(args, ctx).await,
+        "python" => python::run(args, ctx).await,
+        "worktree" => worktree::run(args, ctx).await,
         other => ToolOutput::error(format!("Unknown built-in tool `{other}`.")),
     }
 }

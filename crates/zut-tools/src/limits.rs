@@ -43,3 +43,32 @@ pub const GREP_MAX_RESULTS: u64 = 2000;
 pub const GREP_MAX_BYTES: usize = 50 * 1024;
 /// `grep`: longest matching line (in characters) shown before it is cut.
 pub const GREP_MAX_LINE_CHARS: usize = 500;
+
+/// `glob`: largest argument object accepted, serialized (as the Go original).
+pub const GLOB_MAX_ARGS_BYTES: usize = 4 * 1024;
+/// `glob`: matches returned; the walk stops at this many.
+pub const GLOB_MAX_MATCHES: usize = 500;
+/// `glob`: directory levels below the search root that are entered.
+pub const GLOB_MAX_DEPTH: usize = 24;
+/// `glob`: entries visited before the walk gives up (with a note).
+pub const GLOB_MAX_VISITED: u64 = 1_000_000;
+
+/// `python`: largest `timeout` advertised, in seconds (the Go original's
+/// schema maximum: the largest whole second a nanosecond duration holds).
+pub const PYTHON_MAX_TIMEOUT_SECS: u64 = 9_223_372_036;
+/// `python`: output bytes kept for the model.
+pub const PYTHON_MAX_BYTES: usize = 50 * 1024;
+/// `python`: output lines kept for the model.
+pub const PYTHON_MAX_LINES: usize = 2000;
+/// `python`: most bytes of output saved to the full-output file.
+pub const PYTHON_MAX_LOG_BYTES: u64 = 32 * 1024 * 1024;
+/// `python`: time allowed for probing one interpreter candidate.
+pub const PYTHON_PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+/// `python`: after the interpreter exits, how long output from processes
+/// it left behind is still read before they are killed.
+pub const PYTHON_DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
+
+/// `ast`: most bytes of result text (the Go original's 60 KiB).
+pub const AST_MAX_BYTES: usize = 60 * 1024;
+/// `ast`: source lines shown per search match.
+pub const AST_MAX_MATCH_LINES: usize = 8;

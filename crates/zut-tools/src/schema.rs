@@ -5,7 +5,9 @@ use serde_json::{json, Value};
 use crate::limits::*;
 
 /// Names of the built-in tools, in the order [`builtin_tools`] lists them.
-pub const BUILTIN_NAMES: [&str; 6] = ["read", "write", "edit", "bash", "grep", "lsp"];
+pub const BUILTIN_NAMES: [&str; 10] = [
+    "read", "write", "edit", "bash", "grep", "glob", "ast", "python", "worktree", "lsp",
+];
 
 /// A tool definition as offered to the model.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,7 +21,7 @@ pub struct ToolDef {
     pub schema: Value,
 }
 
-/// All built-in tools in stable order: read, write, edit, bash, grep.
+/// All built-in tools in stable order ([`BUILTIN_NAMES`]).
 pub fn builtin_tools() -> Vec<ToolDef> {
     BUILTIN_NAMES
         .iter()
@@ -35,6 +37,10 @@ pub fn builtin_tool(name: &str) -> Option<ToolDef> {
         "edit" => ("edit", edit_description(), edit_schema()),
         "bash" => ("bash", bash_description(), bash_schema()),
         "grep" => ("grep", grep_description(), grep_schema()),
+        "glob" => ("glob", glob_description(), glob_schema()),
+        "ast" => ("ast", ast_description(), ast_schema()),
+        "python" => ("python", python_description(), python_schema()),
+        "worktree" => ("worktree", worktree_description(), worktree_schema()),
         "lsp" => ("lsp", lsp_description(), lsp_schema()),
         _ => return None,
     };
@@ -238,6 +244,137 @@ fn grep_schema() -> Value {
         },
         "required": ["pattern"],
         "additionalProperties": false
+    })
+}
+
+fn glob_description() -> String {
+    format!(
+        "Find files by glob pattern (e.g. \"**/*.go\", \"*.json\", \"src/**/*.ts\"). A pattern \
+         with a `/` matches paths relative to `path`; one without matches file names. `*` and \
+         `?` stay within one directory, `**/` spans directories, `[abc]`/`[!abc]` are classes \
+         and `{{a,b}}` alternatives. Honours .gitignore; hidden files only with `hidden`; \
+         symlinked directories are not followed. Returns up to {GLOB_MAX_MATCHES} sorted paths."
+    )
+}
+
+fn glob_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "pattern": {
+                "type": "string",
+                "description": "Glob pattern to match files against (e.g. \"**/*.go\", \"*.json\", \"src/**/*.ts\")"
+            },
+            "path": {
+                "type": "string",
+                "description": "Directory to search within, relative to CWD (defaults to \".\")"
+            },
+            "hidden": {
+                "type": "boolean",
+                "description": "Whether to include hidden files and directories (default false)"
+            }
+        },
+        "required": ["pattern"],
+        "additionalProperties": false
+    })
+}
+
+fn ast_description() -> String {
+    "Structural code search and rewrite with ast-grep patterns; prefer it over grep/edit when \
+     the shape of code matters. The pattern is code in the target language where $NAME matches \
+     one node and $$$NAME zero or more, e.g. `fmt.Errorf($MSG, $$$REST)`, \
+     `func ($R *$T) $M($$$A) $$$RET { $$$ }`, `if err != nil { $$$ }`, `console.log($$$)`, \
+     `def $F($$$A): $$$B`. Search returns `path:line: source` per match. With `rewrite` every \
+     match is replaced by the template (captured $NAME/$$$NAME reused, e.g. pattern \
+     `oldFn($$$A)` with rewrite `newFn($$$A)`) and the result is a unified diff. `language` \
+     (rust, python, typescript, tsx, javascript, go, java, c, cpp, csharp, ruby, bash, json, \
+     yaml, html, css, kotlin, swift, lua, php, scala built in) is inferred per file when \
+     omitted. Use grep for plain text, comments and strings."
+        .to_string()
+}
+
+fn ast_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "pattern": {
+                "type": "string",
+                "description": "ast-grep pattern: code in the target language; $NAME matches one node, $$$NAME zero or more nodes."
+            },
+            "language": {
+                "type": "string",
+                "description": "ast-grep language id (go, rust, python, typescript, tsx, javascript, ...); omitted: inferred from each file's extension."
+            },
+            "path": {
+                "type": "string",
+                "description": "File or directory to search, relative to CWD or absolute."
+            },
+            "rewrite": {
+                "type": "string",
+                "description": "Replacement reusing the captured metavariables; when present every match is rewritten and the diff returned."
+            }
+        },
+        "required": ["pattern", "path"],
+        "additionalProperties": false
+    })
+}
+
+fn python_description() -> String {
+    "Run inline Python 3 code with an existing interpreter: a fresh, stateless process in the \
+     session directory, code on stdin (stdin is otherwise empty), stdout and stderr merged. \
+     Never installs Python or packages. Output is cut at 50 KiB / 2,000 lines (the full output \
+     is saved to a file whose path is given). Save reusable scripts with write/edit."
+        .to_string()
+}
+
+fn python_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "code": {
+                "type": "string",
+                "description": "Inline Python 3 source, run from stdin (no interactive input: stdin is at end-of-file). Save reusable scripts with write/edit instead."
+            },
+            "timeout": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": PYTHON_MAX_TIMEOUT_SECS,
+                "description": "Maximum run time in seconds, interpreter discovery included; the process and its children are killed when it expires."
+            }
+        },
+        "required": ["code", "timeout"]
+    })
+}
+
+fn worktree_description() -> String {
+    "Manage git worktrees of the current repository. action=create makes a new branch at HEAD \
+     checked out in a new worktree outside the repository; action=list shows every worktree \
+     and whether it can be removed; action=cleanup removes worktrees named by their exact \
+     paths, only when they are not the main worktree, are on a branch merged into the \
+     current branch, and have no uncommitted, untracked or ignored files (branches are kept)."
+        .to_string()
+}
+
+fn worktree_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "action": {
+                "type": "string",
+                "enum": ["create", "list", "cleanup"],
+                "description": "create: new branch worktree; list: inventory with cleanup status; cleanup: remove the named safe worktrees."
+            },
+            "branch": {
+                "type": "string",
+                "description": "New branch name (create)."
+            },
+            "paths": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "Exact registered worktree paths to remove (cleanup)."
+            }
+        },
+        "required": ["action"]
     })
 }
 

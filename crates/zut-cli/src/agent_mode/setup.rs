@@ -79,6 +79,11 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
     agent.builtin_tools = builtins;
     agent.reasoning = reasoning;
     agent.skills = !args.no_skill;
+    agent.python_interpreter = settings
+        .config_file
+        .as_ref()
+        .and_then(|c| c.python_interpreter.as_deref())
+        .map(std::path::PathBuf::from);
     // The user roots are scanned while the rest of start-up runs; the
     // first prompt takes the result.
     zut_agent::skills::prefetch(&agent);
@@ -192,6 +197,15 @@ fn enabled_builtins(args: &GlobalArgs) -> anyhow::Result<Vec<String>> {
     let mut out = Vec::new();
     for name in list.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
         if !zut_tools::BUILTIN_NAMES.contains(&name) {
+            if name == "skill" {
+                continue; // on unless --no-skill
+            }
+            if crate::builtin_names::GO_TOOLS.contains(&name) {
+                crate::errln!(
+                    "zut: warning: --tools: {name:?} is not available in zut yet; ignored"
+                );
+                continue;
+            }
             bail!(
                 "--tools: unknown built-in tool {name:?} (built-ins: {})",
                 zut_tools::BUILTIN_NAMES.join(", ")

@@ -18,7 +18,7 @@ fn builtin_schemas_are_listed_in_order_and_compile() {
         assert!(!t.description.is_empty());
         ArgValidator::new(&t.schema).unwrap();
     }
-    assert!(builtin_tool("python").is_none());
+    assert!(builtin_tool("lsp_nonexistent").is_none());
 }
 
 #[test]
@@ -63,9 +63,12 @@ fn many_violations_are_summarised() {
 #[tokio::test]
 async fn unknown_tools_and_non_object_arguments_are_error_results() {
     let dir = tempfile::tempdir().unwrap();
-    let text = err_text(&call("python", json!({}), dir.path()).await);
-    assert!(text.contains("Unknown built-in tool `python`"), "{text}");
-    assert!(text.contains("read, write, edit, bash, grep"), "{text}");
+    let text = err_text(&call("web_click", json!({}), dir.path()).await);
+    assert!(text.contains("Unknown built-in tool `web_click`"), "{text}");
+    assert!(
+        text.contains("read, write, edit, bash, grep, glob"),
+        "{text}"
+    );
     for name in BUILTIN_NAMES {
         let text = err_text(&call(name, json!("not an object"), dir.path()).await);
         assert!(

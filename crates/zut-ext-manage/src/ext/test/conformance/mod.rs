@@ -35,6 +35,7 @@ const BUILT_IN_TOOLS: &[&str] = &[
     "python",
     "worktree",
     "grep",
+    "glob",
     "ast",
     "lsp",
     "web_search",
@@ -44,6 +45,7 @@ const BUILT_IN_TOOLS: &[&str] = &[
     "schedule",
     "update_goal",
     "update_plan",
+    "plan",
     "skill",
 ];
 
