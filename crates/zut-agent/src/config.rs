@@ -44,6 +44,9 @@ pub struct AgentConfig {
     /// reason (the TUI shows it as a status line). Off by default: the
     /// Go-compatible event streams have no such event.
     pub interception_events: bool,
+    /// The public-web tools' settings (search backend, allowed hosts);
+    /// the tools are offered when `builtin_tools` names them.
+    pub web: zut_web::WebConfig,
 }
 
 impl AgentConfig {
@@ -69,6 +72,7 @@ impl AgentConfig {
             confirm_tools: false,
             reasoning_events: false,
             interception_events: false,
+            web: zut_web::WebConfig::default(),
         }
     }
 }

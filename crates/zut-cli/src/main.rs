@@ -16,6 +16,7 @@ mod stdio;
 mod tui_mode;
 mod tui_session;
 mod update;
+mod web_setup;
 
 use std::process::ExitCode;
 

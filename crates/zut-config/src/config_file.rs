@@ -17,6 +17,8 @@ pub const SUPPORTED_KEYS: &[&str] = &[
     "theme",
     "auto_compact_threshold",
     "terminal_alerts_enabled",
+    "web_search_enabled",
+    "web",
 ];
 
 /// Keys of the Go original that zut does not support yet (ignored).
@@ -31,7 +33,6 @@ pub const GO_ONLY_KEYS: &[&str] = &[
     "goals",
     "auto_subagents_enabled",
     "ponytail_enabled",
-    "web_search_enabled",
     "lsp_enabled",
     "subagent_lsp_enabled",
     "lsp_diagnostics_on_write",
@@ -77,6 +78,10 @@ pub struct ConfigFile {
     pub auto_compact_threshold: Option<u32>,
     /// `terminal_alerts_enabled`.
     pub terminal_alerts_enabled: Option<bool>,
+    /// `web_search_enabled`: the web tools in a default run (missing: on).
+    pub web_search_enabled: Option<bool>,
+    /// `web`: search backend, allowed hosts, fetch time cap.
+    pub web: crate::web_keys::WebKeys,
     /// Keys present but not used, sorted.
     pub ignored: Vec<IgnoredKey>,
 }
@@ -178,6 +183,18 @@ impl ConfigFile {
                 ))
             }
         }
+        match map.get("web_search_enabled") {
+            None | Some(Value::Null) => {}
+            Some(Value::Bool(b)) => c.web_search_enabled = Some(*b),
+            Some(v) => {
+                return Err(ConfigError::key(
+                    path,
+                    "web_search_enabled",
+                    format!("expected true or false, found {}", kind(v)),
+                ))
+            }
+        }
+        c.web = crate::web_keys::WebKeys::from_map(path, map)?;
         let mut ignored: Vec<IgnoredKey> = map
             .keys()
             .filter(|k| !SUPPORTED_KEYS.contains(&k.as_str()))

@@ -5,7 +5,7 @@
 //! no proxy.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
@@ -89,7 +89,8 @@ pub async fn fetch(
 async fn follow(mut dest: Destination, cfg: &WebConfig) -> Result<Fetched, FetchError> {
     let mut hops = 0;
     loop {
-        let client = client_for(&dest, cfg)?;
+        let refused = Arc::new(Mutex::new(None));
+        let client = client_for(&dest, cfg, refused.clone())?;
         let resp = client
             .get(dest.url.clone())
             .header(
@@ -99,7 +100,13 @@ async fn follow(mut dest: Destination, cfg: &WebConfig) -> Result<Fetched, Fetch
             .header(ACCEPT_ENCODING, "gzip, br")
             .send()
             .await
-            .map_err(|e| transport_error(&e))?;
+            .map_err(|e| {
+                // The resolver's refusal, rather than reqwest's wrapping of it.
+                match refused.lock().unwrap_or_else(|p| p.into_inner()).take() {
+                    Some(why) => FetchError::Denied(why),
+                    None => transport_error(&e),
+                }
+            })?;
         let status = resp.status();
         if status.is_redirection() {
             let Some(loc) = resp.headers().get(LOCATION).and_then(|v| v.to_str().ok()) else {
@@ -193,14 +200,6 @@ async fn read_body(
 }
 
 fn transport_error(e: &reqwest::Error) -> FetchError {
-    // The resolver's refusal travels inside reqwest's error chain.
-    let mut src: Option<&dyn std::error::Error> = Some(e);
-    while let Some(s) = src {
-        if let Some(r) = s.downcast_ref::<Refused>() {
-            return FetchError::Denied(r.0.clone());
-        }
-        src = s.source();
-    }
     if e.is_timeout() {
         return FetchError::TimedOut("the server did not answer in time".into());
     }
@@ -216,7 +215,11 @@ fn transport_error(e: &reqwest::Error) -> FetchError {
 
 /// A client for one request to `dest`: no redirects, no proxy, no pooled
 /// connections, and a resolver that checks every address of the host.
-fn client_for(dest: &Destination, cfg: &WebConfig) -> Result<reqwest::Client, FetchError> {
+fn client_for(
+    dest: &Destination,
+    cfg: &WebConfig,
+    refused: Arc<Mutex<Option<String>>>,
+) -> Result<reqwest::Client, FetchError> {
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .no_proxy()
@@ -226,32 +229,24 @@ fn client_for(dest: &Destination, cfg: &WebConfig) -> Result<reqwest::Client, Fe
         .user_agent(USER_AGENT)
         .dns_resolver(Arc::new(CheckingResolver {
             allowed: dest.allowed,
+            refused,
         }))
         .build()
         .map_err(|e| FetchError::Failed(format!("cannot build the HTTP client: {e}")))
 }
 
-/// A resolver's refusal, found again in the error chain.
-#[derive(Debug)]
-struct Refused(String);
-
-impl std::fmt::Display for Refused {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Refused {}
-
 /// Resolves with the system resolver and returns the addresses only when
 /// every one of them is public (or the host is on the allow-list).
 struct CheckingResolver {
     allowed: bool,
+    /// Where a refusal's reason is left for the fetch to report.
+    refused: Arc<Mutex<Option<String>>>,
 }
 
 impl Resolve for CheckingResolver {
     fn resolve(&self, name: Name) -> Resolving {
         let allowed = self.allowed;
+        let refused = self.refused.clone();
         Box::pin(async move {
             let host = name.as_str().to_string();
             let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0))
@@ -261,7 +256,10 @@ impl Resolve for CheckingResolver {
                 })?
                 .collect();
             if !allowed {
-                check_addresses(&host, &addrs).map_err(|why| Box::new(Refused(why)) as Box<_>)?;
+                if let Err(why) = check_addresses(&host, &addrs) {
+                    *refused.lock().unwrap_or_else(|p| p.into_inner()) = Some(why.clone());
+                    return Err(why.into());
+                }
             }
             let out: Addrs = Box::new(addrs.into_iter());
             Ok(out)

@@ -170,9 +170,11 @@ pub(crate) async fn web_open(rt: &WebRuntime, args: &Value, ctx: &ToolContext) -
                 "{INVALID_REQUEST}: give either `ref_id` or `url`, not both"
             ))
         }
-        (None, None) => return ToolOutput::error(format!(
+        (None, None) => {
+            return ToolOutput::error(format!(
             "{INVALID_REQUEST}: give `ref_id` (a reference such as web-3, or a full URL) or `url`"
-        )),
+        ))
+        }
         (None, Some(u)) => Target::Url(u.to_string()),
         (Some(r), None) if looks_like_url(r) => Target::Url(r.to_string()),
         (Some(r), None) => match parse_ref(r) {

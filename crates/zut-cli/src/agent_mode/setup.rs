@@ -51,7 +51,7 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
         .clone()
         .map_err(|e| e.to_string())
         .and_then(|c| Provider::new(c).map_err(|e| e.to_string()));
-    let builtins = enabled_builtins(args)?;
+    let builtins = crate::web_setup::with_web(enabled_builtins(args)?, args, &settings);
 
     let mut host = HostConfig::new(home.clone(), cwd.clone());
     host.ext_paths = args.ext.iter().map(|p| here.join(p)).collect();
@@ -80,6 +80,7 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
 
     let mut agent = AgentConfig::new(cwd.clone(), home.root());
     agent.builtin_tools = builtins;
+    agent.web = crate::web_setup::web_config(&settings, home.root())?;
     agent.reasoning = reasoning;
     agent.skills = !args.no_skill;
     // The user roots are scanned while the rest of start-up runs; the
@@ -193,6 +194,9 @@ fn enabled_builtins(args: &GlobalArgs) -> anyhow::Result<Vec<String>> {
     };
     let mut out = Vec::new();
     for name in list.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+        if name == zut_agent::web::SELECTOR {
+            continue; // the web tools: crate::web_setup
+        }
         if !zut_tools::BUILTIN_NAMES.contains(&name) {
             bail!(
                 "--tools: unknown built-in tool {name:?} (built-ins: {})",
