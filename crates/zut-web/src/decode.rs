@@ -119,6 +119,17 @@ pub fn text(body: &[u8], header_charset: Option<&str>, html: bool) -> String {
     text.into_owned()
 }
 
+/// The encoding of an HTML body: BOM, then `header_charset`, then
+/// `<meta>`, else UTF-8.
+pub fn html_encoding(body: &[u8], header_charset: Option<&str>) -> &'static Encoding {
+    Encoding::for_bom(body)
+        .map(|(e, _)| e)
+        .or_else(|| header_charset.and_then(|c| Encoding::for_label(c.as_bytes())))
+        .or_else(|| meta_charset(body))
+        .unwrap_or(encoding_rs::UTF_8)
+        .output_encoding()
+}
+
 /// The charset of `<meta charset=…>` or `<meta http-equiv … content="…;
 /// charset=…">` in the first 4 KiB.
 fn meta_charset(body: &[u8]) -> Option<&'static Encoding> {

@@ -120,9 +120,7 @@ pub async fn from_fetched(f: Fetched, max_body: usize) -> Result<Page, FetchErro
         Kind::Html => {
             let base = f.url;
             let conv = tokio::task::spawn_blocking(move || {
-                let text = decode::text(&body, f.charset.as_deref(), true);
-                drop(body);
-                html::to_markdown(&text, Some(&base))
+                html::body_to_markdown(body, f.charset.as_deref(), Some(&base))
             })
             .await
             .map_err(|_| FetchError::Unavailable("the HTML could not be converted".into()))?;

@@ -35,7 +35,53 @@ pub struct Converted {
 /// Converts `html` (relative links resolve against `base`, or the page's
 /// `<base href>`).
 pub fn to_markdown(html: &str, base: Option<&Url>) -> Converted {
-    let doc = Html::parse_document(html);
+    convert(Html::parse_document(html), base)
+}
+
+/// Converts a fetched HTML body: decoded in 64 KiB pieces (charset from
+/// BOM, `header_charset` or `<meta>`) straight into the parser, so the
+/// whole page never exists as a second, decoded copy; the bytes are freed
+/// once parsed.
+pub fn body_to_markdown(
+    body: Vec<u8>,
+    header_charset: Option<&str>,
+    base: Option<&Url>,
+) -> Converted {
+    use html5ever::tendril::{StrTendril, TendrilSink};
+    // The node arena sized up front (about one node per `<`): growing it
+    // by doubling would hold the old and the new arena at once.
+    let mut doc = Html::new_document();
+    let estimate = memchr_count(b'<', &body) + 16;
+    doc.tree = ego_tree::Tree::with_capacity(Node::Document, estimate);
+    let mut parser =
+        html5ever::driver::parse_document(scraper::HtmlTreeSink::new(doc), Default::default());
+    let encoding = crate::decode::html_encoding(&body, header_charset);
+    let mut decoder = encoding.new_decoder_with_bom_removal();
+    let mut piece = String::with_capacity(64 * 1024 + 16);
+    for (i, chunk) in body.chunks(64 * 1024).enumerate() {
+        let last = (i + 1) * 64 * 1024 >= body.len();
+        let mut input = chunk;
+        loop {
+            let (result, read, _) = decoder.decode_to_string(input, &mut piece, last);
+            input = &input[read..];
+            if !piece.is_empty() {
+                parser.process(StrTendril::from_slice(&piece));
+                piece.clear();
+            }
+            if matches!(result, encoding_rs::CoderResult::InputEmpty) {
+                break;
+            }
+        }
+    }
+    drop(body);
+    convert(parser.finish(), base)
+}
+
+fn memchr_count(needle: u8, hay: &[u8]) -> usize {
+    hay.iter().filter(|b| **b == needle).count()
+}
+
+fn convert(doc: Html, base: Option<&Url>) -> Converted {
     let found = Landmarks::find(&doc);
     let base = match (&found.base_href, base) {
         (Some(href), Some(b)) => b.join(href).ok().or_else(|| Some(b.clone())),
@@ -131,9 +177,9 @@ fn walk(root: NodeRef<'_, Node>, out: &mut markdown::Writer<'_>, page_level: boo
         }
         let opened = match cur.value() {
             Node::Element(el) => {
-                if skip::skipped(el, page_level) {
-                    None
-                } else if out.try_code_block(cur, el) {
+                // Skipped subtrees and code blocks (written whole) are not
+                // descended into.
+                if skip::skipped(el, page_level) || out.try_code_block(cur, el) {
                     None
                 } else {
                     Some(out.open(cur, el, stack.len() > MAX_STRUCTURE_DEPTH))
