@@ -46,12 +46,16 @@ pub struct Agent {
     pub(crate) approval: crate::approval::ApprovalGate,
     /// Where `read`, `write` and `edit` get and put text (`None`: disk).
     pub(crate) files: Option<Arc<dyn zut_tools::FileAccess>>,
+    /// The web tools' runtime: settings and the session's `web-N` references.
+    pub(crate) web: Arc<zut_web::WebRuntime>,
 }
 
 impl Agent {
     /// A new agent with an empty transcript.
     pub fn new(provider: Provider, host: Option<Arc<ExtensionHost>>, config: AgentConfig) -> Self {
+        let web = Arc::new(zut_web::WebRuntime::new(config.web.clone()));
         Self {
+            web,
             provider,
             host,
             config,

@@ -50,6 +50,9 @@ pub struct AgentConfig {
     /// The interpreter of the `python` tool (`python_interpreter` in
     /// config.json); `None`: discovered (`VIRTUAL_ENV`, `./.venv`, PATH).
     pub python_interpreter: Option<PathBuf>,
+    /// The public-web tools' settings (search backend, allowed hosts);
+    /// the tools are offered when `builtin_tools` names them.
+    pub web: zut_web::WebConfig,
 }
 
 impl AgentConfig {
@@ -81,6 +84,7 @@ impl AgentConfig {
             interception_events: false,
             lsp: None,
             python_interpreter: None,
+            web: zut_web::WebConfig::default(),
         }
     }
 }

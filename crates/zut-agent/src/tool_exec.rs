@@ -195,8 +195,15 @@ impl Agent {
                 text,
             })
         };
+        let web = self.web.clone();
         let out = {
-            let run = zut_tools::run_builtin(name, args, &ctx);
+            let run = async {
+                if zut_web::is_web_tool(name) {
+                    web.run(name, args, &ctx).await
+                } else {
+                    zut_tools::run_builtin(name, args, &ctx).await
+                }
+            };
             tokio::pin!(run);
             loop {
                 tokio::select! {

@@ -57,6 +57,7 @@ impl Toolset {
     ) -> Self {
         let mut entries: Vec<ToolEntry> = zut_tools::builtin_tools()
             .into_iter()
+            .chain(zut_web::tool_defs())
             .filter(|t| builtins.iter().any(|b| b == t.name))
             .map(|t| ToolEntry {
                 name: t.name.to_string(),

@@ -13,6 +13,7 @@ mod skills_cmd;
 mod stdio;
 mod tui_mode;
 mod tui_session;
+mod web_setup;
 
 use std::process::ExitCode;
 

@@ -18,6 +18,8 @@ pub const SUPPORTED_KEYS: &[&str] = &[
     "auto_compact_threshold",
     "terminal_alerts_enabled",
     "python_interpreter",
+    "web_search_enabled",
+    "web",
 ];
 
 /// Keys of the Go original that zut does not support yet (ignored).
@@ -32,7 +34,6 @@ pub const GO_ONLY_KEYS: &[&str] = &[
     "goals",
     "auto_subagents_enabled",
     "ponytail_enabled",
-    "web_search_enabled",
     "lsp_enabled",
     "subagent_lsp_enabled",
     "lsp_diagnostics_on_write",
@@ -81,6 +82,10 @@ pub struct ConfigFile {
     /// `python_interpreter`: the executable the `python` tool runs
     /// (relative paths resolve against the session directory).
     pub python_interpreter: Option<String>,
+    /// `web_search_enabled`: the web tools in a default run (missing: on).
+    pub web_search_enabled: Option<bool>,
+    /// `web`: search backend, allowed hosts, fetch time cap.
+    pub web: crate::web_keys::WebKeys,
     /// Keys present but not used, sorted.
     pub ignored: Vec<IgnoredKey>,
 }
@@ -183,6 +188,18 @@ impl ConfigFile {
                 ))
             }
         }
+        match map.get("web_search_enabled") {
+            None | Some(Value::Null) => {}
+            Some(Value::Bool(b)) => c.web_search_enabled = Some(*b),
+            Some(v) => {
+                return Err(ConfigError::key(
+                    path,
+                    "web_search_enabled",
+                    format!("expected true or false, found {}", kind(v)),
+                ))
+            }
+        }
+        c.web = crate::web_keys::WebKeys::from_map(path, map)?;
         let mut ignored: Vec<IgnoredKey> = map
             .keys()
             .filter(|k| !SUPPORTED_KEYS.contains(&k.as_str()))

@@ -38,7 +38,7 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
         .clone()
         .map_err(|e| e.to_string())
         .and_then(|c| Provider::new(c).map_err(|e| e.to_string()));
-    let mut builtins = enabled_builtins(args)?;
+    let mut builtins = crate::web_setup::with_web(enabled_builtins(args)?, args, &settings);
     if args.no_lsp {
         builtins.retain(|n| n != "lsp");
     }
@@ -77,6 +77,7 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
         agent.lsp = Some(manager.handle());
     }
     agent.builtin_tools = builtins;
+    agent.web = crate::web_setup::web_config(&settings, home.root())?;
     agent.reasoning = reasoning;
     agent.skills = !args.no_skill;
     agent.python_interpreter = settings
@@ -196,6 +197,9 @@ fn enabled_builtins(args: &GlobalArgs) -> anyhow::Result<Vec<String>> {
     };
     let mut out = Vec::new();
     for name in list.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+        if name.starts_with("web_") {
+            continue; // the web tools come as a set: crate::web_setup
+        }
         if !zut_tools::BUILTIN_NAMES.contains(&name) {
             if name == "skill" {
                 continue; // on unless --no-skill

@@ -1,0 +1,234 @@
+//! HTML to readable Markdown: the page's main content (its `main`, else a
+//! lone `article`, else `body` without navigation, headers, footers and
+//! asides), headings, lists, quotes, tables, inline code, code blocks kept
+//! verbatim with their language, and links numbered for `web_click`.
+//!
+//! The document is parsed by html5ever (through `scraper`) into an arena
+//! tree, walked without recursion: a 10,000-level nested page cannot
+//! overflow the stack. Past [`MAX_STRUCTURE_DEPTH`] levels elements stop
+//! adding structure, so output stays linear in the input.
+
+mod markdown;
+mod skip;
+
+use ego_tree::NodeRef;
+use scraper::{Html, Node};
+use url::Url;
+
+use crate::limits::{MAX_PAGE_TEXT_BYTES, MAX_STRUCTURE_DEPTH};
+
+/// A page converted to Markdown.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Converted {
+    /// `<title>` (or the first `h1`), whitespace collapsed.
+    pub title: Option<String>,
+    /// The Markdown. Links read `[label][n]`; `n` indexes `links` from 1.
+    pub markdown: String,
+    /// Absolute http(s) link targets, numbered from 1.
+    pub links: Vec<String>,
+    /// The Markdown reached [`MAX_PAGE_TEXT_BYTES`] and was cut.
+    pub truncated: bool,
+    /// `script` elements seen (to explain an empty page).
+    pub scripts: usize,
+}
+
+/// Converts `html` (relative links resolve against `base`, or the page's
+/// `<base href>`).
+pub fn to_markdown(html: &str, base: Option<&Url>) -> Converted {
+    convert(Html::parse_document(html), base)
+}
+
+/// Converts a fetched HTML body: decoded in 64 KiB pieces (charset from
+/// BOM, `header_charset` or `<meta>`) straight into the parser, so the
+/// whole page never exists as a second, decoded copy; the bytes are freed
+/// once parsed.
+pub fn body_to_markdown(
+    body: Vec<u8>,
+    header_charset: Option<&str>,
+    base: Option<&Url>,
+) -> Converted {
+    use html5ever::tendril::{StrTendril, TendrilSink};
+    // The node arena sized up front (about one node per `<`): growing it
+    // by doubling would hold the old and the new arena at once.
+    let mut doc = Html::new_document();
+    let estimate = memchr_count(b'<', &body) + 16;
+    doc.tree = ego_tree::Tree::with_capacity(Node::Document, estimate);
+    let mut parser =
+        html5ever::driver::parse_document(scraper::HtmlTreeSink::new(doc), Default::default());
+    let encoding = crate::decode::html_encoding(&body, header_charset);
+    let mut decoder = encoding.new_decoder_with_bom_removal();
+    let mut piece = String::with_capacity(64 * 1024 + 16);
+    for (i, chunk) in body.chunks(64 * 1024).enumerate() {
+        let last = (i + 1) * 64 * 1024 >= body.len();
+        let mut input = chunk;
+        loop {
+            let (result, read, _) = decoder.decode_to_string(input, &mut piece, last);
+            input = &input[read..];
+            if !piece.is_empty() {
+                parser.process(StrTendril::from_slice(&piece));
+                piece.clear();
+            }
+            if matches!(result, encoding_rs::CoderResult::InputEmpty) {
+                break;
+            }
+        }
+    }
+    drop(body);
+    convert(parser.finish(), base)
+}
+
+fn memchr_count(needle: u8, hay: &[u8]) -> usize {
+    hay.iter().filter(|b| **b == needle).count()
+}
+
+fn convert(doc: Html, base: Option<&Url>) -> Converted {
+    let found = Landmarks::find(&doc);
+    let base = match (&found.base_href, base) {
+        (Some(href), Some(b)) => b.join(href).ok().or_else(|| Some(b.clone())),
+        (Some(href), None) => Url::parse(href).ok(),
+        (None, b) => b.cloned(),
+    };
+    let page_level = found.root.is_none();
+    let root = found.root.or(found.body).unwrap_or_else(|| doc.tree.root());
+    let mut out = markdown::Writer::new(base.as_ref(), MAX_PAGE_TEXT_BYTES);
+    walk(root, &mut out, page_level);
+    let mut conv = out.finish();
+    if conv.markdown.trim().is_empty() && !page_level {
+        if let Some(body) = found.body {
+            let mut out = markdown::Writer::new(base.as_ref(), MAX_PAGE_TEXT_BYTES);
+            walk(body, &mut out, true);
+            conv = out.finish();
+        }
+    }
+    conv.title = found.title.or(conv.title);
+    conv.scripts = found.scripts;
+    conv
+}
+
+/// Title, `<base href>`, script count and the content root, found in one
+/// pass.
+struct Landmarks<'a> {
+    title: Option<String>,
+    base_href: Option<String>,
+    body: Option<NodeRef<'a, Node>>,
+    root: Option<NodeRef<'a, Node>>,
+    scripts: usize,
+}
+
+impl<'a> Landmarks<'a> {
+    fn find(doc: &'a Html) -> Self {
+        let mut title = None;
+        let mut base_href = None;
+        let mut body = None;
+        let mut main = None;
+        let mut role_main = None;
+        let mut article = None;
+        let mut articles = 0usize;
+        let mut scripts = 0usize;
+        for node in doc.tree.root().descendants() {
+            let Node::Element(el) = node.value() else {
+                continue;
+            };
+            match el.name() {
+                "title" if title.is_none() => {
+                    let t: String = node
+                        .descendants()
+                        .filter_map(|n| n.value().as_text().map(|t| &**t))
+                        .collect();
+                    let t = collapse(&t);
+                    if !t.is_empty() {
+                        title = Some(t.chars().take(512).collect());
+                    }
+                }
+                "base" if base_href.is_none() => base_href = el.attr("href").map(str::to_string),
+                "body" if body.is_none() => body = Some(node),
+                "main" if main.is_none() && !skip::hidden(el) => main = Some(node),
+                "article" => {
+                    articles += 1;
+                    article.get_or_insert(node);
+                }
+                "script" => scripts += 1,
+                _ => {}
+            }
+            if role_main.is_none() && el.attr("role") == Some("main") && !skip::hidden(el) {
+                role_main = Some(node);
+            }
+        }
+        let root = main
+            .or(role_main)
+            .or(if articles == 1 { article } else { None });
+        Self {
+            title,
+            base_href,
+            body,
+            root,
+            scripts,
+        }
+    }
+}
+
+/// Walks the subtree of `root` in document order without recursion.
+fn walk(root: NodeRef<'_, Node>, out: &mut markdown::Writer<'_>, page_level: bool) {
+    let mut stack: Vec<markdown::Opened> = Vec::new();
+    let mut cur = root;
+    'walk: loop {
+        if out.full() {
+            break;
+        }
+        let opened = match cur.value() {
+            Node::Element(el) => {
+                // Skipped subtrees and code blocks (written whole) are not
+                // descended into.
+                if skip::skipped(el, page_level) || out.try_code_block(cur, el) {
+                    None
+                } else {
+                    Some(out.open(cur, el, stack.len() > MAX_STRUCTURE_DEPTH))
+                }
+            }
+            Node::Text(t) => {
+                out.text(t);
+                None
+            }
+            Node::Document | Node::Fragment => Some(markdown::Opened::Nothing),
+            _ => None,
+        };
+        if let Some(op) = opened {
+            match cur.first_child() {
+                Some(child) => {
+                    stack.push(op);
+                    cur = child;
+                    continue 'walk;
+                }
+                None => out.close(op),
+            }
+        }
+        loop {
+            if cur.id() == root.id() {
+                break 'walk;
+            }
+            if let Some(next) = cur.next_sibling() {
+                cur = next;
+                continue 'walk;
+            }
+            let Some(parent) = cur.parent() else {
+                break 'walk;
+            };
+            if let Some(op) = stack.pop() {
+                out.close(op);
+            }
+            cur = parent;
+        }
+    }
+    // Close what a cut left open, so tables and code are flushed.
+    while let Some(op) = stack.pop() {
+        out.close(op);
+    }
+}
+
+/// Whitespace runs become one space; ends trimmed.
+pub(crate) fn collapse(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests;
