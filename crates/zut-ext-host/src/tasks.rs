@@ -29,6 +29,7 @@ pub(crate) fn start_tasks<R>(
     shared: &Arc<Shared>,
     ext: &Arc<Extension>,
     mut child: Child,
+    guard: zut_process::GroupGuard,
     stdin: ChildStdin,
     reader: LineReader<R>,
 ) where
@@ -51,6 +52,9 @@ pub(crate) fn start_tasks<R>(
             Ok(status) => crate::process::describe_exit(status),
             Err(e) => format!("wait failed: {e}"),
         };
+        // The guard (disarmed: shutdown ends the group) holds the sandbox
+        // resources until the leader is gone.
+        drop(guard);
         let stopping = x_shared
             .upgrade()
             .is_none_or(|s| s.shutting_down.load(Ordering::Acquire));

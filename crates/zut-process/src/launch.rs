@@ -32,6 +32,9 @@ pub struct Launch {
     pub kill_grace: Duration,
     /// The sandbox to run in; `None`: unconfined.
     pub sandbox: Option<Arc<zut_sandbox::Prepared>>,
+    /// SIGKILL the leader when its tokio `Child` is dropped (on top of the
+    /// group guard).
+    pub kill_on_drop: bool,
 }
 
 impl Launch {
@@ -49,6 +52,7 @@ impl Launch {
             merge_stderr: false,
             kill_grace: Duration::from_secs(2),
             sandbox: None,
+            kill_on_drop: false,
         }
     }
 
@@ -94,6 +98,7 @@ impl Process {
 pub fn spawn(launch: Launch) -> std::io::Result<Process> {
     let mut cmd = Command::new(&launch.program);
     cmd.args(&launch.args)
+        .kill_on_drop(launch.kill_on_drop)
         .current_dir(&launch.cwd)
         .stdin(launch.stdin)
         .stdout(launch.stdout)

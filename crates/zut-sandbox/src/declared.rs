@@ -121,7 +121,12 @@ impl Declared {
     /// The policy for a process declaring `self`: its own directory
     /// readable, its data directory writable, `own_exec` (its program)
     /// executable, plus what it declared; nothing else.
-    pub fn to_policy(&self, name: &str, vars: &Vars, own_exec: &[String]) -> Result<Policy, String> {
+    pub fn to_policy(
+        &self,
+        name: &str,
+        vars: &Vars,
+        own_exec: &[String],
+    ) -> Result<Policy, String> {
         self.check()?;
         let fs = self.fs.clone().unwrap_or_default();
         let mut read = vec![vars.extension_dir.clone()];
@@ -178,8 +183,14 @@ impl Declared {
                     Some(DeclaredNetwork::Domains(d)) => list(d),
                 }
             ),
-            format!("exec:     {}", list(self.exec.as_deref().unwrap_or_default())),
-            format!("env:      {}", list(self.env.as_deref().unwrap_or_default())),
+            format!(
+                "exec:     {}",
+                list(self.exec.as_deref().unwrap_or_default())
+            ),
+            format!(
+                "env:      {}",
+                list(self.env.as_deref().unwrap_or_default())
+            ),
         ]
     }
 
@@ -252,12 +263,17 @@ fn expand(p: &str, vars: &Vars) -> Result<PathBuf, String> {
     let out = p
         .replace("${cwd}", &vars.cwd.display().to_string())
         .replace("${data_dir}", &vars.data_dir.display().to_string())
-        .replace("${extension_dir}", &vars.extension_dir.display().to_string())
+        .replace(
+            "${extension_dir}",
+            &vars.extension_dir.display().to_string(),
+        )
         .replace("${home}", &home)
         .replace("${tmp}", &vars.tmp.display().to_string());
     let path = PathBuf::from(&out);
     if !path.is_absolute() {
-        return Err(format!("path {p:?} is not absolute (use a placeholder such as ${{cwd}})"));
+        return Err(format!(
+            "path {p:?} is not absolute (use a placeholder such as ${{cwd}})"
+        ));
     }
     Ok(crate::policy::lexical(&path))
 }
@@ -269,6 +285,8 @@ fn valid_domain(d: &str) -> bool {
         && d.split('.').all(|label| {
             !label.is_empty()
                 && label.len() <= 63
-                && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-')
         })
 }

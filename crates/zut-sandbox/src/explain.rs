@@ -127,7 +127,9 @@ fn path_candidates(line: &str) -> Vec<String> {
             }
         }
     }
-    for word in line.split(|c: char| c.is_whitespace() || c == ':' || c == ',' || c == '(' || c == ')') {
+    for word in
+        line.split(|c: char| c.is_whitespace() || c == ':' || c == ',' || c == '(' || c == ')')
+    {
         let w = word.trim_matches(|c: char| matches!(c, '\'' | '"' | '`' | '‘' | '’'));
         if looks_like_path(w) && !out.iter().any(|o| o == w) {
             out.push(w.to_string());
@@ -137,7 +139,13 @@ fn path_candidates(line: &str) -> Vec<String> {
 }
 
 fn looks_like_path(s: &str) -> bool {
-    !s.is_empty() && !s.contains("://") && (s.starts_with('/') || s.starts_with("~/") || s.starts_with("./") || s.starts_with("../") || s.contains('/'))
+    !s.is_empty()
+        && !s.contains("://")
+        && (s.starts_with('/')
+            || s.starts_with("~/")
+            || s.starts_with("./")
+            || s.starts_with("../")
+            || s.contains('/'))
 }
 
 fn absolutize(p: &str, cwd: &Path) -> PathBuf {
@@ -153,5 +161,3 @@ fn absolutize(p: &str, cwd: &Path) -> PathBuf {
         cwd.join(path)
     }
 }
-
-

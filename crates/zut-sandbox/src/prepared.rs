@@ -16,6 +16,7 @@ pub struct Prepared {
     enforcement: crate::linux::Enforcement,
     proxy: Option<Proxy>,
     notes: Vec<String>,
+    notes_said: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Prepared {
@@ -79,7 +80,8 @@ impl Prepared {
         };
         #[cfg(target_os = "linux")]
         let enforcement = {
-            let e = crate::linux::Enforcement::new(&policy, proxy.as_ref().map(|p| p.addr().port()))?;
+            let e =
+                crate::linux::Enforcement::new(&policy, proxy.as_ref().map(|p| p.addr().port()))?;
             notes.extend(e.notes.iter().cloned());
             e
         };
@@ -91,6 +93,7 @@ impl Prepared {
             enforcement,
             proxy,
             notes,
+            notes_said: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -103,6 +106,19 @@ impl Prepared {
     /// it is enforced). Say it once to the user.
     pub fn notes(&self) -> &[String] {
         &self.notes
+    }
+
+    /// [`Prepared::notes`] joined, the first time only (`None` after, or
+    /// when everything is enforced): to say a degradation once.
+    pub fn take_notes_once(&self) -> Option<String> {
+        if self.notes.is_empty()
+            || self
+                .notes_said
+                .swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            return None;
+        }
+        Some(self.notes.join("; "))
     }
 
     /// The allow-list proxy, for a `Domains` network.

@@ -47,7 +47,9 @@ impl AllowList {
         self.domains.iter().any(|d| {
             let d = d.trim().to_ascii_lowercase();
             match d.strip_prefix("*.") {
-                Some(suffix) => host.len() > suffix.len() + 1 && host.ends_with(&format!(".{suffix}")),
+                Some(suffix) => {
+                    host.len() > suffix.len() + 1 && host.ends_with(&format!(".{suffix}"))
+                }
                 None => host == d,
             }
         })
@@ -123,7 +125,14 @@ impl Proxy {
     pub fn env(&self) -> Vec<(String, String)> {
         let url = format!("http://{}", self.addr);
         let mut out = Vec::new();
-        for k in ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"] {
+        for k in [
+            "HTTP_PROXY",
+            "HTTPS_PROXY",
+            "ALL_PROXY",
+            "http_proxy",
+            "https_proxy",
+            "all_proxy",
+        ] {
             out.push((k.to_string(), url.clone()));
         }
         for k in ["NO_PROXY", "no_proxy"] {
@@ -221,7 +230,12 @@ async fn serve(
 ) -> std::io::Result<()> {
     let _ = conn.set_nodelay(true);
     let Some(head) = read_head(&mut conn).await? else {
-        return respond(&mut conn, "400 Bad Request", "zut sandbox proxy: bad request\n").await;
+        return respond(
+            &mut conn,
+            "400 Bad Request",
+            "zut sandbox proxy: bad request\n",
+        )
+        .await;
     };
     let (host, port, forward) = if head.method.eq_ignore_ascii_case("CONNECT") {
         match split_authority(&head.target, 443) {
@@ -252,7 +266,12 @@ async fn serve(
                 d.push(text.clone());
             }
         }
-        return respond(&mut conn, "403 Forbidden", &format!("zut sandbox: {text}\n")).await;
+        return respond(
+            &mut conn,
+            "403 Forbidden",
+            &format!("zut sandbox: {text}\n"),
+        )
+        .await;
     }
     let mut upstream = match TcpStream::connect((host.as_str(), port)).await {
         Ok(u) => u,
@@ -275,7 +294,10 @@ async fn serve(
             let mut out = format!("{} {} {}\r\n", head.method, path, head.version);
             for (k, v) in &head.headers {
                 let lower = k.to_ascii_lowercase();
-                if lower == "proxy-connection" || lower == "proxy-authorization" || lower == "connection" {
+                if lower == "proxy-connection"
+                    || lower == "proxy-authorization"
+                    || lower == "connection"
+                {
                     continue;
                 }
                 out.push_str(&format!("{k}: {v}\r\n"));
@@ -312,7 +334,10 @@ mod tests {
 
     #[test]
     fn authority_parsing() {
-        assert_eq!(split_authority("a.com:8443", 443), Some(("a.com".into(), 8443)));
+        assert_eq!(
+            split_authority("a.com:8443", 443),
+            Some(("a.com".into(), 8443))
+        );
         assert_eq!(split_authority("a.com", 80), Some(("a.com".into(), 80)));
         assert_eq!(split_authority("[::1]:9", 80), Some(("::1".into(), 9)));
         assert_eq!(split_authority("a.com:x", 80), None);

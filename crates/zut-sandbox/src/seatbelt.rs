@@ -15,7 +15,10 @@ pub fn profile(policy: &Policy, proxy_port: Option<u16>) -> String {
         None => p.push_str("(allow process-exec)\n"),
         Some(list) => {
             for prog in crate::exec::resolve_all(list) {
-                p.push_str(&format!("(allow process-exec (literal {}))\n", quote(&prog.display().to_string())));
+                p.push_str(&format!(
+                    "(allow process-exec (literal {}))\n",
+                    quote(&prog.display().to_string())
+                ));
             }
         }
     }
@@ -23,23 +26,48 @@ pub fn profile(policy: &Policy, proxy_port: Option<u16>) -> String {
         ReadScope::Everywhere { except } => {
             p.push_str("(allow file-read*)\n");
             for s in except {
-                p.push_str(&format!("(deny file-read* (subpath {}))\n", quote(&s.display().to_string())));
+                p.push_str(&format!(
+                    "(deny file-read* (subpath {}))\n",
+                    quote(&s.display().to_string())
+                ));
             }
         }
         ReadScope::Only(paths) => {
-            for s in paths.iter().chain(["/usr", "/System", "/Library", "/bin", "/dev", "/private/etc"].iter().map(std::path::Path::new).map(|x| x.to_path_buf()).collect::<Vec<_>>().iter()) {
-                p.push_str(&format!("(allow file-read* (subpath {}))\n", quote(&s.display().to_string())));
+            for s in paths.iter().chain(
+                [
+                    "/usr",
+                    "/System",
+                    "/Library",
+                    "/bin",
+                    "/dev",
+                    "/private/etc",
+                ]
+                .iter()
+                .map(std::path::Path::new)
+                .map(|x| x.to_path_buf())
+                .collect::<Vec<_>>()
+                .iter(),
+            ) {
+                p.push_str(&format!(
+                    "(allow file-read* (subpath {}))\n",
+                    quote(&s.display().to_string())
+                ));
             }
         }
     }
     for w in &policy.write {
-        p.push_str(&format!("(allow file-write* (subpath {}))\n", quote(&w.display().to_string())));
+        p.push_str(&format!(
+            "(allow file-write* (subpath {}))\n",
+            quote(&w.display().to_string())
+        ));
     }
     p.push_str("(allow file-write-data (literal \"/dev/null\"))\n");
     match (&policy.network, proxy_port) {
         (Network::Any, _) => p.push_str("(allow network*)\n"),
         (Network::Domains(_), Some(port)) => {
-            p.push_str(&format!("(allow network-outbound (remote ip \"localhost:{port}\"))\n"));
+            p.push_str(&format!(
+                "(allow network-outbound (remote ip \"localhost:{port}\"))\n"
+            ));
         }
         _ => {}
     }
@@ -60,7 +88,9 @@ mod tests {
     fn jail_profile_denies_secrets_and_allows_cwd_writes() {
         let policy = Policy {
             name: "the jail".into(),
-            read: ReadScope::Everywhere { except: vec![PathBuf::from("/Users/a/.ssh")] },
+            read: ReadScope::Everywhere {
+                except: vec![PathBuf::from("/Users/a/.ssh")],
+            },
             write: vec![PathBuf::from("/Users/a/proj")],
             network: Network::Domains(vec!["pypi.org".into()]),
             exec: None,

@@ -54,7 +54,14 @@ impl Status {
                 "files only: TCP not confined"
             }
         )];
-        parts.push(if self.seccomp { "seccomp" } else { "no seccomp" }.into());
+        parts.push(
+            if self.seccomp {
+                "seccomp"
+            } else {
+                "no seccomp"
+            }
+            .into(),
+        );
         parts.push(
             if self.netns {
                 "network namespace"

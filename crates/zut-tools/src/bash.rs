@@ -182,11 +182,11 @@ enum End {
 #[cfg(unix)]
 mod imp {
     use std::path::{Path, PathBuf};
-    use std::process::{ExitStatus, Stdio};
+    use std::process::ExitStatus;
     use std::time::Duration;
 
     use tokio::io::AsyncReadExt;
-    use tokio::process::{Child, ChildStdout, Command};
+    use tokio::process::{Child, ChildStdout};
     use tokio::time::{sleep, sleep_until, Instant};
 
     use super::{Capture, End, Utf8Stream};
@@ -211,33 +211,22 @@ mod imp {
             ));
         }
         let shell = find_shell();
-        let mut cmd = Command::new(&shell);
-        cmd.arg("-c")
-            .arg(command)
-            .current_dir(&ctx.cwd)
-            .env("PWD", &ctx.cwd)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .process_group(0);
-        // SAFETY: the closure only calls dup2 and prctl, which are
-        // async-signal-safe, and touches no memory of the parent. It runs in
-        // the forked child after its stdio has been set up.
-        unsafe {
-            cmd.pre_exec(child_setup);
-        }
-        let mut child = match cmd.spawn() {
-            Ok(c) => c,
+        let mut launch = zut_process::Launch::new(&shell, &ctx.cwd)
+            .args(["-c", command])
+            .sandbox(ctx.jail.clone());
+        launch.merge_stderr = true;
+        launch.kill_grace = BASH_KILL_GRACE;
+        let zut_process::Process { mut child, guard } = match zut_process::spawn(launch) {
+            Ok(p) => p,
             Err(e) => {
                 return ToolOutput::error(format!("Failed to start {}: {e}.", shell.display()))
             }
         };
-        drop(cmd);
-        let pgid = child
-            .id()
+        let mut guard = guard;
+        let pgid = guard
+            .pgid()
             .and_then(|id| libc::pid_t::try_from(id).ok())
             .unwrap_or(0);
-        let mut guard = GroupGuard(Some(pgid));
         let Some(stdout) = child.stdout.take() else {
             return ToolOutput::error("Internal error in tool `bash`: no output pipe.");
         };
@@ -259,37 +248,13 @@ mod imp {
                 run.terminate_group(pgid).await;
             }
         }
+        guard.kill_stragglers();
         guard.disarm();
         let tail = run.utf8.finish();
         ctx.report_progress(&tail);
-        render(&run.capture, &end, run.status, timeout)
-    }
-
-    /// Runs in the forked child before exec: merge stderr into the stdout
-    /// pipe and, on Linux, die with the parent.
-    fn child_setup() -> std::io::Result<()> {
-        // SAFETY: dup2 on the child's own standard descriptors.
-        if unsafe { libc::dup2(1, 2) } < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        #[cfg(target_os = "linux")]
-        {
-            // SAFETY: prctl with PR_SET_PDEATHSIG only sets a flag of this
-            // process.
-            let rc = unsafe {
-                libc::prctl(
-                    libc::PR_SET_PDEATHSIG,
-                    libc::SIGKILL as libc::c_ulong,
-                    0,
-                    0,
-                    0,
-                )
-            };
-            if rc != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-        }
-        Ok(())
+        let mut out = render(&run.capture, &end, run.status, timeout);
+        crate::jail::annotate(ctx, &mut out);
+        out
     }
 
     /// `bash` from `PATH` (or a standard location), else `/bin/sh`.
@@ -317,51 +282,11 @@ mod imp {
 
     /// Sends `signal` to process group `pgid`; whether any process got it.
     fn signal_group(pgid: libc::pid_t, signal: libc::c_int) -> bool {
-        if pgid <= 1 {
-            return false;
-        }
-        // SAFETY: killpg only sends a signal; a stale group yields ESRCH.
-        unsafe { libc::killpg(pgid, signal) == 0 }
+        u32::try_from(pgid).is_ok_and(|g| zut_process::signal_group(g, signal))
     }
 
     fn group_alive(pgid: libc::pid_t) -> bool {
         signal_group(pgid, 0)
-    }
-
-    /// Kills the process group when dropped while armed: the tool's future
-    /// was dropped mid-run. SIGTERM now, SIGKILL after the grace period on a
-    /// helper thread (a destructor cannot wait).
-    struct GroupGuard(Option<libc::pid_t>);
-
-    impl GroupGuard {
-        fn disarm(&mut self) {
-            self.0 = None;
-        }
-    }
-
-    impl Drop for GroupGuard {
-        fn drop(&mut self) {
-            let Some(pgid) = self.0.take() else {
-                return;
-            };
-            if !signal_group(pgid, libc::SIGTERM) {
-                return;
-            }
-            let killer = std::thread::Builder::new()
-                .name("zut-bash-kill".into())
-                .spawn(move || {
-                    let end = std::time::Instant::now() + BASH_KILL_GRACE;
-                    while std::time::Instant::now() < end && group_alive(pgid) {
-                        std::thread::sleep(POLL);
-                    }
-                    if group_alive(pgid) {
-                        signal_group(pgid, libc::SIGKILL);
-                    }
-                });
-            if killer.is_err() {
-                signal_group(pgid, libc::SIGKILL);
-            }
-        }
     }
 
     struct Running<'a> {

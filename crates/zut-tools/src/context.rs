@@ -25,6 +25,10 @@ pub struct ToolContext {
     /// Where `read`, `write` and `edit` get and put text (an editor's
     /// buffers over ACP); `None`: the disk.
     pub files: Option<Arc<dyn crate::FileAccess>>,
+    /// The jail, when jailed: `bash` (and `python`) run inside it, `read`,
+    /// `write`, `edit` and `grep` refuse paths outside its scopes. Set per
+    /// job; a command that is running keeps the one it started with.
+    pub jail: Option<Arc<zut_sandbox::Prepared>>,
 }
 
 impl ToolContext {
@@ -36,7 +40,14 @@ impl ToolContext {
             cancel: CancellationToken::new(),
             progress: None,
             files: None,
+            jail: None,
         }
+    }
+
+    /// Runs jailed in `jail` (or unjailed for `None`).
+    pub fn with_jail(mut self, jail: Option<Arc<zut_sandbox::Prepared>>) -> Self {
+        self.jail = jail;
+        self
     }
 
     /// Replaces the cancellation token.
@@ -79,6 +90,7 @@ impl fmt::Debug for ToolContext {
             .field("cancelled", &self.cancel.is_cancelled())
             .field("progress", &self.progress.is_some())
             .field("files", &self.files.is_some())
+            .field("jailed", &self.jail.is_some())
             .finish()
     }
 }

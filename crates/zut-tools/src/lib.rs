@@ -12,6 +12,7 @@ mod context;
 mod edit;
 mod files;
 mod grep;
+pub mod jail;
 pub mod limits;
 mod output;
 mod read;

@@ -82,7 +82,10 @@ impl Cgroup {
         let Ok(text) = std::fs::read_to_string(self.dir.join("cgroup.procs")) else {
             return;
         };
-        for pid in text.lines().filter_map(|l| l.trim().parse::<libc::pid_t>().ok()) {
+        for pid in text
+            .lines()
+            .filter_map(|l| l.trim().parse::<libc::pid_t>().ok())
+        {
             if pid > 1 {
                 // SAFETY: kill only sends a signal.
                 unsafe {

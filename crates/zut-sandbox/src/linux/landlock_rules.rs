@@ -191,9 +191,15 @@ pub(crate) fn runtime_readable() -> Vec<PathBuf> {
 
 /// Device files every program may write: `/dev/null`, terminals.
 pub(crate) fn runtime_writable() -> Vec<PathBuf> {
-    ["/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts"]
-        .into_iter()
-        .map(PathBuf::from)
-        .filter(|p| p.exists())
-        .collect()
+    [
+        "/dev/null",
+        "/dev/zero",
+        "/dev/full",
+        "/dev/tty",
+        "/dev/pts",
+    ]
+    .into_iter()
+    .map(PathBuf::from)
+    .filter(|p| p.exists())
+    .collect()
 }

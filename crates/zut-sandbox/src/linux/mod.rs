@@ -129,9 +129,8 @@ impl Enforcement {
         if let Some(fd) = &self.landlock {
             // SAFETY: landlock_restrict_self with a ruleset descriptor the
             // parent created; it only restricts this process.
-            let rc = unsafe {
-                libc::syscall(libc::SYS_landlock_restrict_self, fd.as_raw_fd(), 0u32)
-            };
+            let rc =
+                unsafe { libc::syscall(libc::SYS_landlock_restrict_self, fd.as_raw_fd(), 0u32) };
             if rc != 0 {
                 return Err(std::io::Error::last_os_error());
             }
@@ -153,7 +152,12 @@ fn user_process_count() -> u64 {
         .map(|entries| {
             entries
                 .flatten()
-                .filter(|e| e.file_name().to_string_lossy().bytes().all(|b| b.is_ascii_digit()))
+                .filter(|e| {
+                    e.file_name()
+                        .to_string_lossy()
+                        .bytes()
+                        .all(|b| b.is_ascii_digit())
+                })
                 .filter(|e| e.metadata().map(|m| m.uid() == uid).unwrap_or(false))
                 .count() as u64
         })

@@ -139,7 +139,9 @@ pub(crate) fn build(opts: &Options) -> Result<Option<Vec<BpfProgram>>, String> {
         arch,
     )
     .map_err(|e| e.to_string())?;
-    let a: BpfProgram = eperm.try_into().map_err(|e: seccompiler::BackendError| e.to_string())?;
+    let a: BpfProgram = eperm
+        .try_into()
+        .map_err(|e: seccompiler::BackendError| e.to_string())?;
     let b: BpfProgram = enosys
         .try_into()
         .map_err(|e: seccompiler::BackendError| e.to_string())?;
