@@ -44,6 +44,10 @@ pub struct AgentConfig {
     /// reason (the TUI shows it as a status line). Off by default: the
     /// Go-compatible event streams have no such event.
     pub interception_events: bool,
+    /// The jail switch (`--jail`, `jail_by_default`, `/jail`, `/unjail`):
+    /// shared by clones, read at the start of each tool call. Off by
+    /// default.
+    pub jail: zut_tools::JailSwitch,
 }
 
 impl AgentConfig {
@@ -69,6 +73,7 @@ impl AgentConfig {
             confirm_tools: false,
             reasoning_events: false,
             interception_events: false,
+            jail: zut_tools::JailSwitch::default(),
         }
     }
 }

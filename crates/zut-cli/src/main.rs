@@ -9,6 +9,7 @@ mod config_cmd;
 mod ext_cmd;
 mod interrupt;
 mod rpc_mode;
+mod sandbox_setup;
 mod session_cmd;
 mod settings;
 mod skills_cmd;

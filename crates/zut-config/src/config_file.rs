@@ -17,6 +17,9 @@ pub const SUPPORTED_KEYS: &[&str] = &[
     "theme",
     "auto_compact_threshold",
     "terminal_alerts_enabled",
+    "jail_by_default",
+    "extension_sandbox",
+    "sandbox",
 ];
 
 /// Keys of the Go original that zut does not support yet (ignored).
@@ -36,7 +39,6 @@ pub const GO_ONLY_KEYS: &[&str] = &[
     "subagent_lsp_enabled",
     "lsp_diagnostics_on_write",
     "lsp_diagnostics_on_edit",
-    "jail_by_default",
     "recursive_file_suggest",
     "respect_gitignore",
     "compact_mode",
@@ -77,6 +79,13 @@ pub struct ConfigFile {
     pub auto_compact_threshold: Option<u32>,
     /// `terminal_alerts_enabled`.
     pub terminal_alerts_enabled: Option<bool>,
+    /// `jail_by_default`: start sessions jailed.
+    pub jail_by_default: Option<bool>,
+    /// `extension_sandbox`: `"strict"` confines extensions that declare no
+    /// permissions to the minimal policy.
+    pub extension_sandbox_strict: Option<bool>,
+    /// `sandbox`: the jail's additions.
+    pub sandbox: Option<crate::sandbox::SandboxConfig>,
     /// Keys present but not used, sorted.
     pub ignored: Vec<IgnoredKey>,
 }
@@ -178,6 +187,9 @@ impl ConfigFile {
                 ))
             }
         }
+        c.jail_by_default = crate::sandbox::parse_jail(path, map)?;
+        c.extension_sandbox_strict = crate::sandbox::parse_extension_sandbox(path, map)?;
+        c.sandbox = crate::sandbox::parse(path, map)?;
         let mut ignored: Vec<IgnoredKey> = map
             .keys()
             .filter(|k| !SUPPORTED_KEYS.contains(&k.as_str()))

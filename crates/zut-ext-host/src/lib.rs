@@ -12,6 +12,7 @@
 
 mod calls;
 mod config;
+mod confinement;
 mod context;
 pub mod diagnostics;
 pub mod discovery;
@@ -38,6 +39,7 @@ pub mod ui;
 
 pub use calls::{CommandError, CommandReply};
 pub use config::{HostConfig, Timeouts};
+pub use confinement::Confinement;
 pub use context::join_contexts;
 pub use diagnostics::{ExtensionReport, Readiness, Registration, SlotState};
 pub use discovery::{Candidate, Discovery, DiscoveryOptions, Planned, Scope};

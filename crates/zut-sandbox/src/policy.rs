@@ -245,24 +245,53 @@ pub fn display_home(path: &Path) -> String {
     path.display().to_string()
 }
 
-/// `path` (absolute) with symlinks and `..` resolved as the kernel would:
-/// the longest existing prefix is canonicalised, the missing rest is
-/// appended with `.`/`..` folded lexically (it holds no symlinks, since it
-/// does not exist). So `ws/link/../x`, where `link` points outside, resolves
-/// outside like the kernel's lookup does.
+/// `path` with symlinks and `..` resolved as the kernel's lookup would,
+/// one component at a time: a symlink (also a dangling one) is replaced by
+/// its target, `..` goes to the parent of what was reached so far, missing
+/// components are appended as they are. So `ws/link/../x`, where `link`
+/// points outside, and `ws/dangling/new`, where `dangling` points at a
+/// missing outside path, both resolve outside.
 pub fn resolve(path: &Path) -> PathBuf {
-    let parts: Vec<Component<'_>> = path.components().collect();
-    for split in (0..=parts.len()).rev() {
-        let prefix: PathBuf = parts[..split].iter().collect();
-        if prefix.as_os_str().is_empty() {
-            break;
-        }
-        if let Ok(real) = std::fs::canonicalize(&prefix) {
-            let rest: PathBuf = parts[split..].iter().collect();
-            return lexical(&real.join(rest));
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .unwrap_or_else(|_| PathBuf::from("/"))
+            .join(path)
+    };
+    resolve_from(&abs, 0)
+}
+
+fn resolve_from(path: &Path, depth: usize) -> PathBuf {
+    let mut cur = PathBuf::from("/");
+    for c in path.components() {
+        match c {
+            Component::RootDir | Component::Prefix(_) | Component::CurDir => {}
+            Component::ParentDir => {
+                cur.pop();
+            }
+            Component::Normal(name) => {
+                let next = cur.join(name);
+                match std::fs::symlink_metadata(&next) {
+                    Ok(m) if m.file_type().is_symlink() && depth < 40 => {
+                        match std::fs::read_link(&next) {
+                            Ok(target) => {
+                                let t = if target.is_absolute() {
+                                    target
+                                } else {
+                                    cur.join(target)
+                                };
+                                cur = resolve_from(&t, depth + 1);
+                            }
+                            Err(_) => cur = next,
+                        }
+                    }
+                    _ => cur = next,
+                }
+            }
         }
     }
-    lexical(path)
+    cur
 }
 
 /// Lexical cleaning: `.` dropped, `..` pops (never above the root).

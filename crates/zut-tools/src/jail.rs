@@ -79,3 +79,104 @@ pub fn annotate(ctx: &ToolContext, out: &mut ToolOutput) {
         out.content.push(ToolContent::Text(notes.join("\n")));
     }
 }
+
+/// The jail switch of a session: whether tools are jailed, and the jail
+/// they get. Shared (clones see the same switch), so a front end can flip
+/// it between jobs (`/jail`, `/unjail`); each tool call takes the jail in
+/// force when it starts ([`JailSwitch::current`]) and keeps it to the end,
+/// so a running command stays jailed after `/unjail`.
+#[derive(Clone, Default)]
+pub struct JailSwitch {
+    inner: std::sync::Arc<std::sync::Mutex<SwitchState>>,
+}
+
+#[derive(Default)]
+struct SwitchState {
+    on: bool,
+    spec: Option<zut_sandbox::JailSpec>,
+    built: Option<std::sync::Arc<zut_sandbox::Prepared>>,
+}
+
+impl std::fmt::Debug for JailSwitch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JailSwitch")
+            .field("jailed", &self.is_jailed())
+            .finish()
+    }
+}
+
+impl JailSwitch {
+    /// A switch for `spec`, on or off.
+    pub fn new(spec: zut_sandbox::JailSpec, on: bool) -> Self {
+        Self {
+            inner: std::sync::Arc::new(std::sync::Mutex::new(SwitchState {
+                on,
+                spec: Some(spec),
+                built: None,
+            })),
+        }
+    }
+
+    /// Jails (`true`) or unjails the next tool calls.
+    pub fn set_jailed(&self, on: bool) {
+        if let Ok(mut s) = self.inner.lock() {
+            s.on = on;
+        }
+    }
+
+    /// Whether the next tool calls are jailed.
+    pub fn is_jailed(&self) -> bool {
+        self.inner.lock().map(|s| s.on).unwrap_or(false)
+    }
+
+    /// Replaces what the jail is built from (a new session directory, new
+    /// configured paths); the next call builds it anew.
+    pub fn set_spec(&self, spec: zut_sandbox::JailSpec) {
+        if let Ok(mut s) = self.inner.lock() {
+            s.spec = Some(spec);
+            s.built = None;
+        }
+    }
+
+    /// The jail for a tool call starting now: `Ok(None)` when unjailed;
+    /// built once and shared by the calls that follow. An error (the
+    /// kernel refused a rule, no runtime for the proxy) is a text for the
+    /// model: the call must not run unjailed when the user asked for a
+    /// jail.
+    pub fn current(&self) -> Result<Option<std::sync::Arc<zut_sandbox::Prepared>>, String> {
+        let Ok(mut s) = self.inner.lock() else {
+            return Err("the jail's state is unavailable".into());
+        };
+        if !s.on {
+            return Ok(None);
+        }
+        if let Some(b) = &s.built {
+            return Ok(Some(b.clone()));
+        }
+        let Some(spec) = &s.spec else {
+            return Err("the jail has no session directory".into());
+        };
+        let prepared =
+            std::sync::Arc::new(zut_sandbox::Prepared::new(zut_sandbox::Policy::jail(spec))?);
+        s.built = Some(prepared.clone());
+        Ok(Some(prepared))
+    }
+
+    /// One line for `/info` and the status bar: `jailed to <cwd> (…)` or
+    /// `unjailed`, with what this machine enforces.
+    pub fn describe(&self) -> String {
+        let s = match self.inner.lock() {
+            Ok(s) => s,
+            Err(_) => return "unknown".into(),
+        };
+        match (&s.spec, s.on) {
+            (Some(spec), true) => format!(
+                "jailed to {} ({}; {})",
+                spec.cwd.display(),
+                zut_sandbox::Policy::jail(spec).summary(),
+                zut_sandbox::status().line()
+            ),
+            _ => "unjailed".into(),
+        }
+    }
+}

@@ -27,6 +27,7 @@ use serde_json::Value;
 
 pub use context::{ProgressFn, ToolContext};
 pub use files::{FileAccess, FileFuture};
+pub use jail::JailSwitch;
 pub use output::{ToolContent, ToolOutput};
 pub use schema::{builtin_tool, builtin_tools, ToolDef, BUILTIN_NAMES};
 pub use validate::{validate_args, ArgValidator};

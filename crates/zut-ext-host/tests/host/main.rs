@@ -11,6 +11,7 @@ mod framing;
 mod handshake;
 mod intercept;
 mod misbehaving;
+mod permissions;
 mod registration;
 mod shutdown;
 mod ui;
