@@ -116,6 +116,11 @@ pub fn spawn(launch: Launch) -> std::io::Result<Process> {
                 }
             }
         }
+        for (k, _) in std::env::vars_os() {
+            if sb.policy().env_denied(&k.to_string_lossy()) {
+                cmd.env_remove(&k);
+            }
+        }
         for (k, v) in sb.extra_env() {
             cmd.env(k, v);
         }

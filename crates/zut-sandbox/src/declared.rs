@@ -152,6 +152,7 @@ impl Declared {
             network,
             exec: Some(exec),
             env: Some(self.env.clone().unwrap_or_default()),
+            env_deny: Vec::new(),
             limits: Limits {
                 max_processes: Some(256),
                 max_memory_bytes: Some(4 << 30),

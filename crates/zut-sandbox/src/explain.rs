@@ -116,23 +116,67 @@ fn looks_like_read(line: &str) -> bool {
         || l.starts_with("grep:")
 }
 
-/// Paths mentioned in `line`: quoted ones first, then path-looking words.
+/// Paths mentioned in `line`, most likely first: the one right before the
+/// refusal (`prog: PATH: Permission denied`), the one right after it
+/// (`Permission denied: 'PATH'`), quoted ones, then path-looking words
+/// other than the program name that starts the line.
 fn path_candidates(line: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let push = |s: &str, out: &mut Vec<String>| {
+        let s = s
+            .trim()
+            .trim_matches(|c: char| matches!(c, '\'' | '"' | '`' | '‘' | '’' | ',' | '.'));
+        if looks_like_path(s) && !out.iter().any(|o| o == s) {
+            out.push(s.to_string());
+        }
+    };
+    if let Some((pos, marker)) = FS_MARKERS
+        .iter()
+        .filter_map(|m| line.find(m).map(|p| (p, *m)))
+        .min_by_key(|(p, _)| *p)
+    {
+        let before = line[..pos].trim_end().trim_end_matches(':').trim_end();
+        let last = before.rsplit(": ").next().unwrap_or(before);
+        for q in quoted(last) {
+            push(&q, &mut out);
+        }
+        push(last, &mut out);
+        let after = line[pos + marker.len()..].trim_start_matches([':', ' ']);
+        for q in quoted(after) {
+            push(&q, &mut out);
+        }
+        push(
+            after.split_whitespace().next().unwrap_or_default(),
+            &mut out,
+        );
+    }
+    for q in quoted(line) {
+        push(&q, &mut out);
+    }
+    let program = line.split(':').next().unwrap_or_default().trim();
+    for word in line
+        .split(|c: char| c.is_whitespace() || c == ':' || c == ',' || c == '(' || c == ')')
+        .filter(|w| *w != program)
+    {
+        push(word, &mut out);
+    }
+    out
+}
+
+/// Substrings between matching quotes.
+fn quoted(s: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for q in ['\'', '"', '`', '‘', '’'] {
-        let parts: Vec<&str> = line.split(q).collect();
+    for q in ['\'', '"', '`'] {
+        let parts: Vec<&str> = s.split(q).collect();
         for (i, part) in parts.iter().enumerate() {
-            if i % 2 == 1 && looks_like_path(part) {
+            if i % 2 == 1 {
                 out.push(part.to_string());
             }
         }
     }
-    for word in
-        line.split(|c: char| c.is_whitespace() || c == ':' || c == ',' || c == '(' || c == ')')
-    {
-        let w = word.trim_matches(|c: char| matches!(c, '\'' | '"' | '`' | '‘' | '’'));
-        if looks_like_path(w) && !out.iter().any(|o| o == w) {
-            out.push(w.to_string());
+    if let (Some(a), Some(b)) = (s.find('‘'), s.find('’')) {
+        if a < b {
+            out.push(s[a + '‘'.len_utf8()..b].to_string());
         }
     }
     out
@@ -159,5 +203,68 @@ fn absolutize(p: &str, cwd: &Path) -> PathBuf {
         path.to_path_buf()
     } else {
         cwd.join(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::{Limits, ReadScope};
+    use std::path::PathBuf;
+
+    fn policy() -> Policy {
+        Policy {
+            name: "the jail".into(),
+            read: ReadScope::Everywhere {
+                except: vec![PathBuf::from("/nonexistent-home/.ssh")],
+            },
+            write: vec![PathBuf::from("/tmp")],
+            network: Network::None,
+            exec: None,
+            env: None,
+            env_deny: Vec::new(),
+            limits: Limits::default(),
+        }
+    }
+
+    #[test]
+    fn the_refused_path_is_the_one_next_to_the_error() {
+        let p = policy();
+        let cwd = Path::new("/tmp");
+        let cases = [
+            (
+                "/usr/bin/bash: line 1: /etc/hosts: Permission denied",
+                "write to /etc/hosts",
+            ),
+            (
+                "touch: cannot touch '/etc/x': Permission denied",
+                "write to /etc/x",
+            ),
+            (
+                "PermissionError: [Errno 13] Permission denied: '/etc/y'",
+                "write to /etc/y",
+            ),
+            (
+                "cat: /nonexistent-home/.ssh/id: Permission denied",
+                "read of /nonexistent-home/.ssh/id",
+            ),
+            (
+                "cp: cannot create regular file '/usr/z': Permission denied",
+                "write to /usr/z",
+            ),
+        ];
+        for (line, want) in cases {
+            let text = explain(line, &p, cwd).unwrap_or_default();
+            assert!(text.contains(want), "{line} -> {text}");
+            assert!(text.contains("denied by the jail ("), "{text}");
+        }
+        assert_eq!(explain("all good", &p, cwd), None);
+        let net = explain("curl: (6) Could not resolve host: example.com", &p, cwd).unwrap();
+        assert!(
+            net.contains("network access denied by the jail (network: none)"),
+            "{net}"
+        );
+        let sys = explain("unshare: unshare failed: Operation not permitted", &p, cwd).unwrap();
+        assert!(sys.contains("system-call filter"), "{sys}");
     }
 }

@@ -27,6 +27,21 @@ pub const HOME_SECRETS: &[&str] = &[
     ".local/share/keyrings",
 ];
 
+/// Environment variables a jailed command does not get: credentials of
+/// zut's providers and of the usual cloud and registry tools.
+pub const SECRET_ENV: &[&str] = &[
+    "*_API_KEY",
+    "*_APIKEY",
+    "*_TOKEN",
+    "*_SECRET",
+    "*_SECRET_KEY",
+    "*_ACCESS_KEY",
+    "*_PASSWORD",
+    "*_CREDENTIALS",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+];
+
 /// Everything the jail is built from.
 #[derive(Debug, Clone, Default)]
 pub struct JailSpec {
@@ -80,6 +95,7 @@ impl Policy {
             network: spec.network.clone(),
             exec: None,
             env: None,
+            env_deny: SECRET_ENV.iter().map(|s| s.to_string()).collect(),
             limits: Limits::jail_defaults(),
         }
     }

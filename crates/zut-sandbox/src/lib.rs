@@ -29,7 +29,7 @@ mod status;
 
 pub use declared::{Declared, DeclaredFs, DeclaredNetwork, Vars};
 pub use explain::explain;
-pub use jail::{is_home_secret, temp_dirs, JailSpec, HOME_SECRETS};
+pub use jail::{is_home_secret, temp_dirs, JailSpec, HOME_SECRETS, SECRET_ENV};
 pub use policy::{display_home, lexical, resolve, Denied, Limits, Network, Policy, ReadScope};
 pub use prepared::{Prepared, SpawnScope};
 pub use status::{landlock_abi, status, Status};

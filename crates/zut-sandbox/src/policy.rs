@@ -106,6 +106,10 @@ pub struct Policy {
     pub exec: Option<Vec<String>>,
     /// Environment variables passed to the child; `None`: all of zut's.
     pub env: Option<Vec<String>>,
+    /// Variables never passed, whatever `env` says: exact names or
+    /// `*SUFFIX` / `PREFIX*` patterns, case-insensitive (the jail drops
+    /// `*_API_KEY`, `*_TOKEN`, … so zut's own credentials stay out).
+    pub env_deny: Vec<String>,
     /// Resource limits.
     pub limits: Limits,
 }
@@ -126,6 +130,19 @@ pub struct Denied {
 }
 
 impl Policy {
+    /// Whether environment variable `name` is withheld ([`Policy::env_deny`]).
+    pub fn env_denied(&self, name: &str) -> bool {
+        let n = name.to_ascii_uppercase();
+        self.env_deny.iter().any(|p| {
+            let p = p.to_ascii_uppercase();
+            match (p.strip_prefix('*'), p.strip_suffix('*')) {
+                (Some(suffix), _) => n.ends_with(suffix),
+                (None, Some(prefix)) => n.starts_with(prefix),
+                (None, None) => n == p,
+            }
+        })
+    }
+
     /// Whether `path` (absolute) may be read. Symlinks are resolved as far
     /// as the path exists, so a link inside an allowed directory that points
     /// at a secret is refused.

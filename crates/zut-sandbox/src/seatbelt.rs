@@ -95,6 +95,7 @@ mod tests {
             network: Network::Domains(vec!["pypi.org".into()]),
             exec: None,
             env: None,
+            env_deny: Vec::new(),
             limits: Limits::default(),
         };
         let text = profile(&policy, Some(4242));

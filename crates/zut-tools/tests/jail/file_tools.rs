@@ -43,7 +43,7 @@ async fn file_tools_refuse_outside_paths_with_the_rule() {
     let out = tool(
         &ctx,
         "edit",
-        json!({"path": victim, "old_text": "original", "new_text": "changed"}),
+        json!({"path": victim, "edits": [{"oldText": "original", "newText": "changed"}]}),
     )
     .await;
     assert!(out.is_error, "{}", out.text_content());
@@ -80,7 +80,7 @@ async fn file_tools_refuse_outside_paths_with_the_rule() {
     let out = tool(
         &ctx,
         "edit",
-        json!({"path": "ok.txt", "old_text": "fine", "new_text": "finer"}),
+        json!({"path": "ok.txt", "edits": [{"oldText": "fine", "newText": "finer"}]}),
     )
     .await;
     assert!(!out.is_error, "{}", out.text_content());
