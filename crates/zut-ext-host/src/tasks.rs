@@ -53,7 +53,9 @@ pub(crate) fn start_tasks<R>(
             Err(e) => format!("wait failed: {e}"),
         };
         // The guard (disarmed: shutdown ends the group) holds the sandbox
-        // resources until the leader is gone.
+        // resources until the leader is gone; a confined extension's
+        // helpers that left its group go with it.
+        guard.kill_stragglers();
         drop(guard);
         let stopping = x_shared
             .upgrade()

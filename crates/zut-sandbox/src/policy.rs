@@ -75,13 +75,14 @@ impl Limits {
             || self.max_open_files.is_some()
     }
 
-    /// The defaults of the agent's jail: 512 processes, 8 GiB of address
-    /// space, files up to 8 GiB, 4096 open files; no CPU limit (builds are
-    /// long).
+    /// The defaults of the agent's jail: 512 processes, 16 GiB of address
+    /// space (runtimes reserve large virtual ranges: V8's WebAssembly
+    /// memories take 10 GiB each), files up to 8 GiB, 4096 open files; no
+    /// CPU limit (builds are long).
     pub fn jail_defaults() -> Self {
         Self {
             max_processes: Some(512),
-            max_memory_bytes: Some(8 << 30),
+            max_memory_bytes: Some(16 << 30),
             max_cpu_secs: None,
             max_file_bytes: Some(8 << 30),
             max_open_files: Some(4096),

@@ -248,7 +248,10 @@ mod imp {
                 run.terminate_group(pgid).await;
             }
         }
-        guard.kill_stragglers();
+        if !matches!(end, End::Exited | End::DrainExpired) {
+            // Jailed: also what left the process group (its pids cgroup).
+            guard.kill_stragglers();
+        }
         guard.disarm();
         let tail = run.utf8.finish();
         ctx.report_progress(&tail);
