@@ -11,7 +11,7 @@ use zut_process::{spawn, Launch};
 
 fn alive(pid: i32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(s) => !s.split_whitespace().nth(2).is_some_and(|st| st == "Z"),
+        Ok(s) => s.split_whitespace().nth(2).is_none_or(|st| st != "Z"),
         Err(_) => false,
     }
 }
