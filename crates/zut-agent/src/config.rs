@@ -53,6 +53,10 @@ pub struct AgentConfig {
     /// The public-web tools' settings (search backend, allowed hosts);
     /// the tools are offered when `builtin_tools` names them.
     pub web: zut_web::WebConfig,
+    /// The jail switch (`--jail`, `jail_by_default`, `/jail`, `/unjail`):
+    /// shared by clones, read at the start of each tool call. Off by
+    /// default.
+    pub jail: zut_tools::JailSwitch,
 }
 
 impl AgentConfig {
@@ -85,6 +89,7 @@ impl AgentConfig {
             lsp: None,
             python_interpreter: None,
             web: zut_web::WebConfig::default(),
+            jail: zut_tools::JailSwitch::default(),
         }
     }
 }

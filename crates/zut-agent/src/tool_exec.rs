@@ -189,6 +189,17 @@ impl Agent {
         if let Some(lsp) = &self.config.lsp {
             ctx = ctx.with_lsp(lsp.clone());
         }
+        match self.config.jail.current() {
+            Ok(jail) => ctx = ctx.with_jail(jail),
+            Err(e) => {
+                return (
+                    true,
+                    vec![Part::Text {
+                        text: format!("The jail could not be set up, so the tool did not run: {e}"),
+                    }],
+                )
+            }
+        }
         let mut emit = |text: String| {
             sink(AgentEvent::ToolProgress {
                 id: id.to_string(),

@@ -71,6 +71,10 @@ pub struct GlobalArgs {
     /// Interactive confirmations for tool calls.
     #[arg(long = "no-yolo")]
     pub no_yolo: bool,
+    /// Start jailed: bash runs inside the sandbox, file tools stay in the
+    /// session directory (config.json `jail_by_default`).
+    #[arg(long)]
+    pub jail: bool,
     /// Accept run consent without prompting.
     #[arg(short = 'y', long)]
     pub yes: bool,

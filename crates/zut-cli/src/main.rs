@@ -7,6 +7,7 @@ mod args;
 mod builtin_names;
 mod config_cmd;
 mod rpc_mode;
+mod sandbox_setup;
 mod session_cmd;
 mod settings;
 mod skills_cmd;

@@ -20,6 +20,9 @@ pub const SUPPORTED_KEYS: &[&str] = &[
     "python_interpreter",
     "web_search_enabled",
     "web",
+    "jail_by_default",
+    "extension_sandbox",
+    "sandbox",
 ];
 
 /// Keys of the Go original that zut does not support yet (ignored).
@@ -38,7 +41,6 @@ pub const GO_ONLY_KEYS: &[&str] = &[
     "subagent_lsp_enabled",
     "lsp_diagnostics_on_write",
     "lsp_diagnostics_on_edit",
-    "jail_by_default",
     "recursive_file_suggest",
     "respect_gitignore",
     "compact_mode",
@@ -86,6 +88,13 @@ pub struct ConfigFile {
     pub web_search_enabled: Option<bool>,
     /// `web`: search backend, allowed hosts, fetch time cap.
     pub web: crate::web_keys::WebKeys,
+    /// `jail_by_default`: start sessions jailed.
+    pub jail_by_default: Option<bool>,
+    /// `extension_sandbox`: `"strict"` confines extensions that declare no
+    /// permissions to the minimal policy.
+    pub extension_sandbox_strict: Option<bool>,
+    /// `sandbox`: the jail's additions.
+    pub sandbox: Option<crate::sandbox::SandboxConfig>,
     /// Keys present but not used, sorted.
     pub ignored: Vec<IgnoredKey>,
 }
@@ -200,6 +209,9 @@ impl ConfigFile {
             }
         }
         c.web = crate::web_keys::WebKeys::from_map(path, map)?;
+        c.jail_by_default = crate::sandbox::parse_jail(path, map)?;
+        c.extension_sandbox_strict = crate::sandbox::parse_extension_sandbox(path, map)?;
+        c.sandbox = crate::sandbox::parse(path, map)?;
         let mut ignored: Vec<IgnoredKey> = map
             .keys()
             .filter(|k| !SUPPORTED_KEYS.contains(&k.as_str()))

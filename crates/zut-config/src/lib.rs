@@ -15,6 +15,7 @@ pub mod error;
 pub mod models_file;
 mod read;
 pub mod resolve;
+pub mod sandbox;
 pub mod settings;
 pub mod web_keys;
 
@@ -22,5 +23,6 @@ pub use config_file::ConfigFile;
 pub use error::ConfigError;
 pub use models_file::{key_env_for, Api, CustomModel, ModelsFile, ProviderEntry};
 pub use resolve::{base_url_env, load, resolve, Flags};
+pub use sandbox::{SandboxConfig, SandboxNetwork};
 pub use settings::{Origin, Setting, Settings};
 pub use web_keys::{web_search_key, WebKeys};

@@ -82,6 +82,9 @@ pub struct HostConfig {
     pub states: std::collections::HashMap<String, serde_json::Value>,
     /// Timers.
     pub timeouts: Timeouts,
+    /// `extension_sandbox: "strict"`: extensions without `permissions`
+    /// run in the minimal policy instead of unconfined.
+    pub strict_sandbox: bool,
 }
 
 impl HostConfig {
@@ -100,6 +103,7 @@ impl HostConfig {
             persist_state: false,
             states: std::collections::HashMap::new(),
             timeouts: Timeouts::default(),
+            strict_sandbox: false,
         }
     }
 }

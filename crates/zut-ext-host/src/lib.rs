@@ -12,6 +12,7 @@
 
 mod calls;
 mod config;
+mod confinement;
 mod context;
 pub mod diagnostics;
 pub mod discovery;
@@ -39,6 +40,7 @@ pub mod ui;
 
 pub use calls::{CommandError, CommandReply};
 pub use config::{HostConfig, Timeouts, PANEL_KEY_PACE};
+pub use confinement::Confinement;
 pub use context::join_contexts;
 pub use diagnostics::{ExtensionReport, Readiness, Registration, SlotState};
 pub use discovery::{Candidate, Discovery, DiscoveryOptions, Planned, Scope};

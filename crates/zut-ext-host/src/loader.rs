@@ -91,8 +91,15 @@ async fn load_one(
     let fail = |msg: &str| LoadError::start(&manifest, &dir, msg, Some(&log_path));
     log.start_marker(&manifest.name, &manifest.version);
     let exec = manifest.exec_spec(&dir);
+    let sandbox = sandbox_for(&shared.config, &manifest, &dir, &exec).map_err(|e| fail(&e))?;
+    if let Some(sb) = &sandbox {
+        log.marker(&format!("confined: {}", sb.policy().summary()));
+        for note in sb.notes() {
+            log.marker(&format!("sandbox not enforced here: {note}"));
+        }
+    }
     let mut busy_waits = BUSY_RETRY_MS.iter();
-    let mut child = loop {
+    let child = loop {
         let stderr = log
             .stderr_handle()
             .map_err(|e| fail(&format!("open log: {e}")))?;
@@ -101,8 +108,9 @@ async fn load_one(
             args: &manifest.args,
             dir: &dir,
             stderr,
+            sandbox: sandbox.clone(),
         }) {
-            Ok(child) => break child,
+            Ok(process) => break process,
             Err(e) if is_text_busy(&e) => match busy_waits.next() {
                 Some(ms) => {
                     log.marker(&format!("start: {e}; retrying in {ms} ms"));
@@ -113,6 +121,7 @@ async fn load_one(
             Err(e) => return Err(fail(&spawn_error(&exec, &manifest.exec, &e))),
         }
     };
+    let zut_process::Process { mut child, guard } = child;
     let pgid = child.id();
     let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         return Err(fail("child pipes unavailable"));
@@ -171,8 +180,42 @@ async fn load_one(
         ));
     }
     shared.insert_extension(Arc::clone(&ext));
-    crate::tasks::start_tasks(shared, &ext, child, stdin, reader);
+    crate::tasks::start_tasks(shared, &ext, child, guard, stdin, reader);
     Ok(())
+}
+
+/// The sandbox of an extension: its declared permissions, the minimal
+/// policy when the host is strict and it declares none, else `None`
+/// (unconfined, as the Go original runs every extension).
+fn sandbox_for(
+    config: &crate::config::HostConfig,
+    manifest: &Manifest,
+    dir: &std::path::Path,
+    exec: &ExecSpec,
+) -> Result<Option<Arc<zut_sandbox::Prepared>>, String> {
+    let declared = match manifest.permissions().map_err(|e| e.to_string())? {
+        Some(d) => d,
+        None if config.strict_sandbox => zut_sandbox::Declared::default(),
+        None => return Ok(None),
+    };
+    let own = match exec {
+        ExecSpec::Local(p) => vec![p.display().to_string()],
+        ExecSpec::Path(cmd) => vec![cmd.clone()],
+        ExecSpec::None => Vec::new(),
+    };
+    let vars = zut_sandbox::Vars {
+        cwd: config.cwd.clone(),
+        data_dir: dir.to_path_buf(),
+        extension_dir: dir.to_path_buf(),
+        home: std::env::var_os("HOME").map(Into::into),
+        tmp: std::env::temp_dir(),
+    };
+    let policy = declared
+        .to_policy(&manifest.name, &vars, &own)
+        .map_err(|e| format!("permissions: {e}"))?;
+    zut_sandbox::Prepared::new(policy)
+        .map(|p| Some(Arc::new(p)))
+        .map_err(|e| format!("sandbox: {e}"))
 }
 
 /// Waits before retrying a spawn that failed with ETXTBSY ("text file

@@ -34,6 +34,12 @@ pub struct Manifest {
     /// `false` disables the extension without removing it.
     #[serde(default = "enabled_default")]
     pub enabled: bool,
+    /// Declared permissions (zut's addition; the Go original ignores the
+    /// key): the extension then runs inside exactly that policy. Kept raw
+    /// here and checked by [`Manifest::permissions`], so a malformed value
+    /// is a clear error for this extension only.
+    #[serde(default)]
+    pub permissions: Option<serde_json::Value>,
 }
 
 fn enabled_default() -> bool {
@@ -65,6 +71,9 @@ pub enum ManifestError {
     /// A relative `exec` resolves outside the extension directory.
     #[error("manifest: exec {0:?} escapes the extension directory")]
     ExecEscapes(String),
+    /// `permissions` is malformed.
+    #[error("manifest: permissions: {0}")]
+    Permissions(String),
 }
 
 /// Largest `extension.json` read.
@@ -120,6 +129,7 @@ impl Manifest {
     /// a relative `exec` stays inside `dir` (also through symlinks).
     pub fn validate(&self, dir: &Path) -> Result<(), ManifestError> {
         validate_name(&self.name)?;
+        self.permissions()?;
         if self.exec.trim().is_empty() {
             if has_theme(dir) {
                 return Ok(());
@@ -132,6 +142,18 @@ impl Manifest {
             }
         }
         Ok(())
+    }
+
+    /// The declared permissions, checked: `None` when the manifest has no
+    /// `permissions` (or `null`): the extension is unconfined unless the
+    /// host is strict.
+    pub fn permissions(&self) -> Result<Option<zut_sandbox::Declared>, ManifestError> {
+        match &self.permissions {
+            None | Some(serde_json::Value::Null) => Ok(None),
+            Some(v) => zut_sandbox::Declared::from_json(v)
+                .map(Some)
+                .map_err(ManifestError::Permissions),
+        }
     }
 
     /// Whether this extension spawns nothing (no `exec`, has a theme file).

@@ -29,6 +29,7 @@ pub(crate) fn start_tasks<R>(
     shared: &Arc<Shared>,
     ext: &Arc<Extension>,
     mut child: Child,
+    guard: zut_process::GroupGuard,
     stdin: ChildStdin,
     reader: LineReader<R>,
 ) where
@@ -51,6 +52,11 @@ pub(crate) fn start_tasks<R>(
             Ok(status) => crate::process::describe_exit(status),
             Err(e) => format!("wait failed: {e}"),
         };
+        // The guard (disarmed: shutdown ends the group) holds the sandbox
+        // resources until the leader is gone; a confined extension's
+        // helpers that left its group go with it.
+        guard.kill_stragglers();
+        drop(guard);
         let stopping = x_shared
             .upgrade()
             .is_none_or(|s| s.shutting_down.load(Ordering::Acquire));

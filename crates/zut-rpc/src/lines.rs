@@ -1,8 +1,10 @@
 //! Request lines from stdin: LF-terminated, at most [`MAX_LINE`] bytes.
 //! An over-long line is skipped up to its end and reported once, and
-//! reading goes on with the next line.
+//! reading goes on with the next line (the shared reader of `zut-process`
+//! in its skipping mode).
 
-use tokio::io::{AsyncBufRead, AsyncBufReadExt};
+use tokio::io::AsyncBufRead;
+use zut_process::lines::{LineReader, SkipRead};
 
 /// Longest accepted input line (rpc.md §1), LF excluded.
 pub const MAX_LINE: usize = 16 * 1024 * 1024;
@@ -20,61 +22,23 @@ pub enum Input {
 
 /// Bounded line reader.
 pub struct Lines<R> {
-    inner: R,
-    buf: Vec<u8>,
-    max: usize,
+    inner: LineReader<R>,
 }
 
 impl<R: AsyncBufRead + Unpin> Lines<R> {
-    /// Lines of at most `max` bytes from `inner`.
+    /// Lines of at most `max` bytes (LF excluded) from `inner`.
     pub fn new(inner: R, max: usize) -> Self {
         Self {
-            inner,
-            buf: Vec::new(),
-            max,
+            inner: LineReader::new(inner, max.saturating_add(1)),
         }
     }
 
     /// The next line; a read error counts as the end of input.
     pub async fn next(&mut self) -> Input {
-        let mut skipping: Option<usize> = None;
-        loop {
-            let chunk = match self.inner.fill_buf().await {
-                Ok(c) => c,
-                Err(_) => return Input::Eof,
-            };
-            if chunk.is_empty() {
-                if let Some(n) = skipping {
-                    return Input::TooLong(n);
-                }
-                if self.buf.is_empty() {
-                    return Input::Eof;
-                }
-                return Input::Line(std::mem::take(&mut self.buf));
-            }
-            let newline = chunk.iter().position(|&b| b == b'\n');
-            let take = newline.unwrap_or(chunk.len());
-            if let Some(n) = skipping.as_mut() {
-                *n += take;
-            } else if self.buf.len() + take > self.max {
-                skipping = Some(self.buf.len() + take);
-                self.buf = Vec::new();
-            } else {
-                self.buf.extend_from_slice(&chunk[..take]);
-            }
-            match newline {
-                Some(pos) => {
-                    self.inner.consume(pos + 1);
-                    return match skipping {
-                        Some(n) => Input::TooLong(n),
-                        None => Input::Line(std::mem::take(&mut self.buf)),
-                    };
-                }
-                None => {
-                    let n = chunk.len();
-                    self.inner.consume(n);
-                }
-            }
+        match self.inner.next_line_skipping().await {
+            Ok(SkipRead::Line(l)) => Input::Line(l),
+            Ok(SkipRead::Skipped(n)) => Input::TooLong(n),
+            Ok(SkipRead::Eof) | Err(_) => Input::Eof,
         }
     }
 }

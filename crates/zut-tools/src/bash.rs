@@ -121,6 +121,51 @@ fn complete_utf8_prefix(b: &[u8]) -> usize {
     len
 }
 
+/// Incremental lossy UTF-8 decoding for progress chunks: a character split
+/// across reads is held back until it is complete.
+#[derive(Default)]
+struct Utf8Stream {
+    pending: Vec<u8>,
+}
+
+impl Utf8Stream {
+    fn decode(&mut self, input: &[u8]) -> String {
+        self.pending.extend_from_slice(input);
+        let mut out = String::new();
+        let mut pos = 0;
+        while pos < self.pending.len() {
+            match std::str::from_utf8(&self.pending[pos..]) {
+                Ok(s) => {
+                    out.push_str(s);
+                    pos = self.pending.len();
+                }
+                Err(e) => {
+                    let valid = e.valid_up_to();
+                    out.push_str(&String::from_utf8_lossy(&self.pending[pos..pos + valid]));
+                    match e.error_len() {
+                        Some(bad) => {
+                            out.push('\u{FFFD}');
+                            pos += valid + bad;
+                        }
+                        None => {
+                            pos += valid;
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        self.pending.drain(..pos);
+        out
+    }
+
+    fn finish(&mut self) -> String {
+        let rest = String::from_utf8_lossy(&self.pending).into_owned();
+        self.pending.clear();
+        rest
+    }
+}
+
 /// How the run ended.
 enum End {
     /// The shell exited and the output pipe closed.
@@ -137,22 +182,21 @@ enum End {
 #[cfg(unix)]
 mod imp {
     use std::path::{Path, PathBuf};
-    use std::process::{ExitStatus, Stdio};
+    use std::process::ExitStatus;
     use std::time::Duration;
 
     use tokio::io::AsyncReadExt;
-    use tokio::process::{Child, ChildStdout, Command};
+    use tokio::process::{Child, ChildStdout};
     use tokio::time::{sleep, sleep_until, Instant};
 
-    use super::{Capture, End};
+    use super::{Capture, End, Utf8Stream};
     use crate::limits::*;
-    use crate::process::{
-        group_alive, group_of, in_own_group, signal_group, GroupGuard, Utf8Stream, POLL,
-    };
     use crate::{ToolContext, ToolOutput};
 
     /// Size of one read from the output pipe.
     const READ_CHUNK: usize = 64 * 1024;
+    /// How often the group is polled while waiting for it to die.
+    const POLL: Duration = Duration::from_millis(50);
     /// How long to wait for the killed shell to be reaped.
     const REAP_WAIT: Duration = Duration::from_secs(2);
 
@@ -167,24 +211,22 @@ mod imp {
             ));
         }
         let shell = find_shell();
-        let mut cmd = Command::new(&shell);
-        cmd.arg("-c")
-            .arg(command)
-            .current_dir(&ctx.cwd)
-            .env("PWD", &ctx.cwd)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        in_own_group(&mut cmd);
-        let mut child = match cmd.spawn() {
-            Ok(c) => c,
+        let mut launch = zut_process::Launch::new(&shell, &ctx.cwd)
+            .args(["-c", command])
+            .sandbox(ctx.jail.clone());
+        launch.merge_stderr = true;
+        launch.kill_grace = BASH_KILL_GRACE;
+        let zut_process::Process { mut child, guard } = match zut_process::spawn(launch) {
+            Ok(p) => p,
             Err(e) => {
                 return ToolOutput::error(format!("Failed to start {}: {e}.", shell.display()))
             }
         };
-        drop(cmd);
-        let pgid = group_of(&child);
-        let mut guard = GroupGuard(Some(pgid));
+        let mut guard = guard;
+        let pgid = guard
+            .pgid()
+            .and_then(|id| libc::pid_t::try_from(id).ok())
+            .unwrap_or(0);
         let Some(stdout) = child.stdout.take() else {
             return ToolOutput::error("Internal error in tool `bash`: no output pipe.");
         };
@@ -206,10 +248,16 @@ mod imp {
                 run.terminate_group(pgid).await;
             }
         }
+        if !matches!(end, End::Exited | End::DrainExpired) {
+            // Jailed: also what left the process group (its pids cgroup).
+            guard.kill_stragglers();
+        }
         guard.disarm();
         let tail = run.utf8.finish();
         ctx.report_progress(&tail);
-        render(&run.capture, &end, run.status, timeout)
+        let mut out = render(&run.capture, &end, run.status, timeout);
+        crate::jail::annotate(ctx, &mut out);
+        out
     }
 
     /// `bash` from `PATH` (or a standard location), else `/bin/sh`.
@@ -233,6 +281,15 @@ mod imp {
         std::fs::metadata(p)
             .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
             .unwrap_or(false)
+    }
+
+    /// Sends `signal` to process group `pgid`; whether any process got it.
+    fn signal_group(pgid: libc::pid_t, signal: libc::c_int) -> bool {
+        u32::try_from(pgid).is_ok_and(|g| zut_process::signal_group(g, signal))
+    }
+
+    fn group_alive(pgid: libc::pid_t) -> bool {
+        signal_group(pgid, 0)
     }
 
     struct Running<'a> {
@@ -492,6 +549,19 @@ mod tests {
         let (text, truncated) = c.render();
         assert!(truncated);
         assert!(!text.contains('\u{FFFD}'));
+    }
+
+    #[test]
+    fn utf8_stream_holds_split_characters() {
+        let mut s = Utf8Stream::default();
+        let bytes = "aé€😀".as_bytes();
+        let mut out = String::new();
+        for b in bytes {
+            out.push_str(&s.decode(std::slice::from_ref(b)));
+        }
+        out.push_str(&s.finish());
+        assert_eq!(out, "aé€😀");
+        assert_eq!(s.decode(b"a\xffb"), "a\u{FFFD}b");
     }
 
     #[test]

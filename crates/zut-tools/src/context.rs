@@ -36,6 +36,10 @@ pub struct ToolContext {
     /// `$ZUT_HOME/worktrees/<repo-id>` unless the repository configures a
     /// root. `None`: only a configured root is used.
     pub zut_home: Option<PathBuf>,
+    /// The jail, when jailed: `bash` (and `python`) run inside it, `read`,
+    /// `write`, `edit` and `grep` refuse paths outside its scopes. Set per
+    /// job; a command that is running keeps the one it started with.
+    pub jail: Option<Arc<zut_sandbox::Prepared>>,
 }
 
 impl ToolContext {
@@ -50,7 +54,14 @@ impl ToolContext {
             lsp: None,
             python_interpreter: None,
             zut_home: None,
+            jail: None,
         }
+    }
+
+    /// Runs jailed in `jail` (or unjailed for `None`).
+    pub fn with_jail(mut self, jail: Option<Arc<zut_sandbox::Prepared>>) -> Self {
+        self.jail = jail;
+        self
     }
 
     /// Replaces the cancellation token.
@@ -114,6 +125,7 @@ impl fmt::Debug for ToolContext {
             .field("lsp", &self.lsp.is_some())
             .field("python_interpreter", &self.python_interpreter)
             .field("zut_home", &self.zut_home)
+            .field("jailed", &self.jail.is_some())
             .finish()
     }
 }

@@ -36,6 +36,9 @@ pub(crate) async fn run(args: &Value, ctx: &ToolContext) -> ToolOutput {
         Err(out) => return out,
     };
     let path = ctx.resolve(&a.path);
+    if let Err(out) = crate::jail::check_write(ctx, &path) {
+        return out;
+    }
     match &ctx.files {
         Some(files) => edit_via(files.as_ref(), a, path).await,
         None => blocking("edit", move || edit_file(&a, &path)).await,

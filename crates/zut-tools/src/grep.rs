@@ -13,6 +13,8 @@ use std::path::Path;
 use globset::{GlobBuilder, GlobMatcher};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
+use std::sync::Arc;
+
 use serde::Deserialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -61,12 +63,19 @@ pub(crate) async fn run(args: &Value, ctx: &ToolContext) -> ToolOutput {
         Some(p) => ctx.resolve(p),
         None => ctx.cwd.clone(),
     };
+    if let Err(out) = crate::jail::check_read(ctx, &root) {
+        return out;
+    }
+    let jail = ctx.jail.clone();
     // A child token cancelled when this future is dropped, so the blocking
     // search stops too.
     let cancel = ctx.cancel.child_token();
     let _stop_on_drop = cancel.clone().drop_guard();
     let hint = crate::ast::grep_hint(&a.pattern, a.literal);
-    let mut out = blocking("grep", move || search(&a, &root, max_results, &cancel)).await;
+    let mut out = blocking("grep", move || {
+        search(&a, &root, max_results, &cancel, jail)
+    })
+    .await;
     if let (Some(hint), false) = (hint, out.is_error) {
         if let Some(crate::ToolContent::Text(t)) = out.content.last_mut() {
             t.push('\n');
@@ -212,7 +221,13 @@ fn render_line(bytes: &[u8]) -> String {
     }
 }
 
-fn search(a: &GrepArgs, root: &Path, max_results: u64, cancel: &CancellationToken) -> ToolOutput {
+fn search(
+    a: &GrepArgs,
+    root: &Path,
+    max_results: u64,
+    cancel: &CancellationToken,
+    jail: Option<Arc<zut_sandbox::Prepared>>,
+) -> ToolOutput {
     let root_shown = a.path.as_deref().map(|p| {
         let t = p.trim_end_matches('/');
         if t.is_empty() {
@@ -277,7 +292,7 @@ fn search(a: &GrepArgs, root: &Path, max_results: u64, cancel: &CancellationToke
         let shown = root_shown.clone().unwrap_or_default();
         s.file(root, &shown);
     } else {
-        walk(a, root, root_shown.as_deref(), glob.as_ref(), &mut s);
+        walk(a, root, root_shown.as_deref(), glob.as_ref(), &mut s, jail);
     }
     summarize(a, s, where_, meta.is_file())
 }
@@ -288,6 +303,7 @@ fn walk(
     root_shown: Option<&str>,
     glob: Option<&GlobFilter>,
     s: &mut Search<'_>,
+    jail: Option<Arc<zut_sandbox::Prepared>>,
 ) {
     let mut builder = ignore::WalkBuilder::new(root);
     builder
@@ -295,8 +311,14 @@ fn walk(
         .require_git(false)
         .follow_links(false)
         .sort_by_file_name(|x, y| x.cmp(y))
-        // Never descend into git's own database, even with `hidden`.
-        .filter_entry(|e| e.file_name() != ".git");
+        // Never descend into git's own database, nor (jailed) into a
+        // location the jail keeps secret.
+        .filter_entry(move |e| {
+            e.file_name() != ".git"
+                && jail
+                    .as_ref()
+                    .is_none_or(|j| j.policy().check_read(e.path()).is_ok())
+        });
     for entry in builder.build() {
         if s.cancel.is_cancelled() || s.done() {
             return;

@@ -24,6 +24,9 @@ pub(crate) async fn run(args: &Value, ctx: &ToolContext) -> ToolOutput {
         Err(out) => return out,
     };
     let path = ctx.resolve(&a.path);
+    if let Err(out) = crate::jail::check_read(ctx, &path) {
+        return out;
+    }
     if let Some(files) = ctx.files.clone() {
         let probe = path.clone();
         if blocking_bool(move || is_text_or_missing(&probe)).await {

@@ -17,6 +17,9 @@ pub(crate) async fn run(args: &Value, ctx: &ToolContext) -> ToolOutput {
         Err(out) => return out,
     };
     let path = ctx.resolve(&a.path);
+    if let Err(out) = crate::jail::check_write(ctx, &path) {
+        return out;
+    }
     let existed = match tokio::fs::metadata(&path).await {
         Ok(meta) if meta.is_dir() => {
             return ToolOutput::error(format!(

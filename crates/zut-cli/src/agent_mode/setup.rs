@@ -110,6 +110,7 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
         // models.json `maxTokens` of the selected model.
         agent.max_tokens = n.max(1);
     }
+    crate::sandbox_setup::apply(args, &settings, &cwd, home.root(), &mut host, &mut agent);
     if let Some(share) = &args.auto_compact {
         let share: f64 = share.trim().parse().unwrap_or(f64::NAN);
         if !(0.0..=1.0).contains(&share) {

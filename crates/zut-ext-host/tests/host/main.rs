@@ -12,6 +12,7 @@ mod handshake;
 mod intercept;
 mod misbehaving;
 mod panel_pacing;
+mod permissions;
 mod registration;
 mod shutdown;
 mod ui;

@@ -48,7 +48,36 @@ pub fn run(ctx: &ExtContext) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     write_table(&mut out, &rows)?;
     out.flush()?;
+    // The table stays the Go original's; how each extension is confined
+    // goes to stderr.
+    for line in confinement_lines(&rows) {
+        crate::errln!("{line}");
+    }
     Ok(())
+}
+
+/// `sandbox: unconfined: a, b` / `sandbox: confined: c` / `sandbox:
+/// invalid permissions (not started): d`.
+fn confinement_lines(rows: &[Row]) -> Vec<String> {
+    let mut groups: std::collections::BTreeMap<&'static str, Vec<String>> = Default::default();
+    for r in rows {
+        let label = match zut_ext_host::Manifest::read(&r.dir) {
+            Ok(m) => match zut_ext_host::Confinement::of(&m, false) {
+                zut_ext_host::Confinement::Invalid(_) => "invalid permissions (not started)",
+                zut_ext_host::Confinement::Declared(_) => "confined",
+                _ => "unconfined",
+            },
+            Err(_) => continue,
+        };
+        groups
+            .entry(label)
+            .or_default()
+            .push(dash(&r.manifest.name).to_string());
+    }
+    groups
+        .into_iter()
+        .map(|(label, names)| format!("sandbox: {label}: {}", names.join(", ")))
+        .collect()
 }
 
 /// Rows of one scope directory, in directory-name order.

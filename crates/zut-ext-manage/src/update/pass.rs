@@ -38,6 +38,7 @@ pub fn run(extensions_dir: &Path, interrupt: Option<&Interrupt>, out: &mut dyn W
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        let before = Manifest::read(dir).ok();
         let status = match skip_reason(dir) {
             Some(status) => status,
             None => {
@@ -48,6 +49,18 @@ pub fn run(extensions_dir: &Path, interrupt: Option<&Interrupt>, out: &mut dyn W
         };
         end.tally.add(&status);
         let _ = writeln!(out, "{}", line(&name, &status));
+        if matches!(
+            status,
+            Status::Updated | Status::RestoreConflict { changed: true, .. }
+        ) {
+            // What the new version may do that the old one could not.
+            let after = Manifest::read(dir).ok();
+            let perms =
+                |m: &Option<Manifest>| m.as_ref().and_then(|m| m.permissions().ok().flatten());
+            for l in zut_sandbox::Declared::diff(perms(&before).as_ref(), perms(&after).as_ref()) {
+                let _ = writeln!(out, "    permissions {l}");
+            }
+        }
         let _ = out.flush();
         if end.interrupted {
             break;

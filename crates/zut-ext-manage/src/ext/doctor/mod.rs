@@ -70,6 +70,9 @@ pub fn run(ctx: &ExtContext, argv: &[String], builtins: &Builtins) -> anyhow::Re
     let snapshot = live::run(&input, builtins)?;
     let mut out = std::io::stdout().lock();
     out.write_all(render::render(&rows, &snapshot).as_bytes())?;
+    // What this machine can enforce for confined extensions (never claim a
+    // sandbox that is not there).
+    writeln!(out, "\nsandbox: {}", zut_sandbox::status().line())?;
     out.flush()?;
     Ok(0)
 }

@@ -190,6 +190,10 @@ fn block(out: &mut String, row: &StaticRow, snap: &Snapshot) {
 fn running_block(out: &mut String, row: &StaticRow, snap: &Snapshot, st: Status) {
     let rep = report_for(row, snap);
     let _ = writeln!(out, "  exec: {}", row.exec);
+    if let Ok(m) = zut_ext_host::Manifest::read(&row.dir) {
+        let c = zut_ext_host::Confinement::of(&m, false);
+        let _ = writeln!(out, "  sandbox: {}", c.describe());
+    }
     if let Some(pid) = rep.filter(|r| r.alive).and_then(|r| snap.pid_of(&r.name)) {
         let _ = writeln!(out, "  pid: {pid}");
     }

@@ -205,6 +205,9 @@ fn describe(err: &ManifestError, dir: &Path, file: &Path) -> String {
         ManifestError::NameWhitespace(_) | ManifestError::InvalidName(_) => {
             format!("{err} (field \"name\" in {file})")
         }
+        ManifestError::Permissions(_) => format!(
+            "{err} (field \"permissions\" in {file}; see docs/extensions.md#permissions)"
+        ),
         ManifestError::Read(_) | ManifestError::Parse(_) => err.to_string(),
     }
 }

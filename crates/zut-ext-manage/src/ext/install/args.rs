@@ -39,6 +39,8 @@ pub struct InstallArgs {
     pub source: String,
     /// `--build=<b>`, if given.
     pub builder: Option<Builder>,
+    /// `--yes`/`-y`: install without asking about permissions.
+    pub yes: bool,
 }
 
 /// Parses the arguments after `install`. Options may come before or after
@@ -51,8 +53,13 @@ pub fn parse(args: &[String]) -> Result<InstallArgs, String> {
     let requires = || format!("--build requires a builder (currently: {SUPPORTED})");
     let mut source: Option<String> = None;
     let mut builder: Option<String> = None;
+    let mut yes = false;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
+        if arg == "--yes" || arg == "-y" {
+            yes = true;
+            continue;
+        }
         let value = if arg == "--build" {
             Some(it.next().ok_or_else(requires)?.clone())
         } else {
@@ -86,7 +93,11 @@ pub fn parse(args: &[String]) -> Result<InstallArgs, String> {
             ));
         }
     };
-    Ok(InstallArgs { source, builder })
+    Ok(InstallArgs {
+        source,
+        builder,
+        yes,
+    })
 }
 
 /// A source starting with `https://` or `git@`, or ending in `.git`, is a
@@ -108,6 +119,7 @@ mod tests {
         let want = InstallArgs {
             source: "./ext".into(),
             builder: Some(Builder::Go),
+            yes: false,
         };
         assert_eq!(p(&["--build=go", "./ext"]), Ok(want.clone()));
         assert_eq!(p(&["./ext", "--build", "go"]), Ok(want.clone()));
@@ -117,6 +129,8 @@ mod tests {
             Some(Builder::Cargo)
         );
         assert_eq!(p(&["x"]).unwrap().builder, None);
+        assert!(p(&["--yes", "x"]).unwrap().yes);
+        assert!(p(&["x", "-y"]).unwrap().yes);
     }
 
     #[test]

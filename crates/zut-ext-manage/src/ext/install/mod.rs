@@ -12,6 +12,7 @@ mod build;
 mod copy;
 mod git;
 mod manifest_check;
+pub mod permissions;
 
 use std::path::{Path, PathBuf};
 
@@ -42,7 +43,7 @@ pub fn run(ctx: &ExtContext, raw: &[String]) -> anyhow::Result<()> {
                  clone the extension locally and build it there"
             );
         }
-        return install_git(&opts.source, &ext_dir, &interrupt);
+        return install_git(&opts.source, &ext_dir, &interrupt, opts.yes);
     }
     install_local(ctx, &opts, &ext_dir, &interrupt)
 }
@@ -91,12 +92,13 @@ fn install_local(
         })?;
     }
     validate_executable(&staged, &manifest).map_err(|e| anyhow!(e))?;
+    permissions::confirm(&manifest, None, opts.yes)?;
     finalize(&staged, &dest, ext_dir, interrupt)?;
     remove_staging(staging);
     Ok(())
 }
 
-fn install_git(url: &str, ext_dir: &Path, interrupt: &Interrupt) -> anyhow::Result<()> {
+fn install_git(url: &str, ext_dir: &Path, interrupt: &Interrupt, yes: bool) -> anyhow::Result<()> {
     let staging = create_staging(ext_dir)?;
     let cloned = staging.path().join("extension");
     git::clone(url, &cloned, interrupt).map_err(|e| match e {
@@ -108,6 +110,7 @@ fn install_git(url: &str, ext_dir: &Path, interrupt: &Interrupt) -> anyhow::Resu
     let dest = ext_dir.join(&manifest.name);
     ensure_absent(&dest)?;
     validate_executable(&cloned, &manifest).map_err(|e| anyhow!(e))?;
+    permissions::confirm(&manifest, None, yes)?;
     finalize(&cloned, &dest, ext_dir, interrupt)?;
     remove_staging(staging);
     Ok(())

@@ -1,0 +1,22 @@
+//! zut's one process launcher and one bounded line reader.
+//!
+//! [`spawn`] starts a child the way every child of zut must start: in its
+//! own process group, with a parent-death signal (Linux), optionally inside
+//! a sandbox policy ([`zut_sandbox::Prepared`]), and with a [`GroupGuard`]
+//! that sends SIGTERM, then SIGKILL, to the whole group (grandchildren
+//! included) when it is dropped armed. Used by the `bash` tool and the
+//! extension host; language servers, MCP servers and subagents later.
+//!
+//! [`lines::LineReader`] reads LF-terminated lines with a hard cap, either
+//! stopping at an over-long line or skipping it.
+//!
+//! This crate knows nothing of tools, extensions or protocols.
+
+mod exit;
+mod group;
+mod launch;
+pub mod lines;
+
+pub use exit::{describe_exit, signal_name};
+pub use group::{group_alive, signal_group, GroupGuard, SIGKILL, SIGTERM};
+pub use launch::{spawn, Launch, Process};

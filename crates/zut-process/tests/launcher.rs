@@ -1,0 +1,103 @@
+//! The launcher on real processes: group kill on drop (grandchildren
+//! included), stragglers that left the group, merged stderr, the sandbox's
+//! environment rules.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+use zut_process::{spawn, Launch};
+
+fn alive(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(s) => s.split_whitespace().nth(2).is_none_or(|st| st != "Z"),
+        Err(_) => false,
+    }
+}
+
+async fn gone(pid: i32) -> bool {
+    for _ in 0..200 {
+        if !alive(pid) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    false
+}
+
+async fn first_line(p: &mut zut_process::Process) -> String {
+    let out = p.child.stdout.take().unwrap();
+    let mut lines = BufReader::new(out).lines();
+    lines.next_line().await.unwrap().unwrap()
+}
+
+#[tokio::test]
+async fn dropping_the_process_kills_its_group_and_grandchildren() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut launch = Launch::new("/bin/sh", dir.path()).args(["-c", "sleep 30 & echo $!; wait"]);
+    launch.kill_grace = Duration::from_millis(200);
+    let mut p = spawn(launch).unwrap();
+    let grandchild: i32 = first_line(&mut p).await.trim().parse().unwrap();
+    assert!(alive(grandchild));
+    drop(p);
+    assert!(gone(grandchild).await, "grandchild {grandchild} survived");
+}
+
+#[tokio::test]
+async fn stragglers_that_left_the_group_die_with_a_sandboxed_child() {
+    let dir = tempfile::tempdir().unwrap();
+    if zut_sandbox::status().pids_cgroup.is_none() {
+        eprintln!("skipped: no pids cgroup here");
+        return;
+    }
+    let mut policy = zut_sandbox::Policy::jail(&zut_sandbox::JailSpec {
+        cwd: dir.path().to_path_buf(),
+        ..Default::default()
+    });
+    policy.limits.max_processes = Some(20);
+    let sb = Arc::new(zut_sandbox::Prepared::new(policy).unwrap());
+    let mut launch = Launch::new("/bin/sh", dir.path())
+        .args(["-c", "setsid sleep 30 > /dev/null 2>&1 & echo $!; wait"])
+        .sandbox(Some(sb));
+    launch.kill_grace = Duration::from_millis(200);
+    let mut p = spawn(launch).unwrap();
+    let escaped: i32 = first_line(&mut p).await.trim().parse().unwrap();
+    drop(p);
+    assert!(gone(escaped).await, "setsid process {escaped} survived");
+}
+
+#[tokio::test]
+async fn merged_stderr_and_the_sandbox_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut policy = zut_sandbox::Policy::jail(&zut_sandbox::JailSpec {
+        cwd: dir.path().to_path_buf(),
+        ..Default::default()
+    });
+    policy.env = Some(vec!["PATH".into(), "ZUT_PROCESS_TEST_KEPT".into()]);
+    let sb = Arc::new(zut_sandbox::Prepared::new(policy).unwrap());
+    let mut launch = Launch::new("/bin/sh", dir.path())
+        .args(["-c", "echo out; echo err >&2; env | sort"])
+        .sandbox(Some(sb));
+    launch.merge_stderr = true;
+    launch
+        .env
+        .push(("ZUT_PROCESS_TEST_KEPT".into(), "yes".into()));
+    let mut p = spawn(launch).unwrap();
+    let mut text = String::new();
+    p.child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut text)
+        .await
+        .unwrap();
+    p.child.wait().await.unwrap();
+    assert!(text.contains("out\nerr\n"), "{text}");
+    assert!(text.contains("ZUT_PROCESS_TEST_KEPT=yes"), "{text}");
+    assert!(!text.contains("HOME="), "only allowed variables: {text}");
+    assert!(
+        text.contains(&format!("PWD={}", dir.path().display())),
+        "{text}"
+    );
+}

@@ -1,0 +1,182 @@
+//! The jail as the tools see it: path checks for `read`, `write`, `edit`
+//! and `grep`, and denial explanations for `bash` (and the `python` tool:
+//! it runs its interpreter through [`zut_process::spawn`] with
+//! [`ToolContext::jail`] as the sandbox, then calls [`annotate`]).
+//!
+//! The path checks are the same rules the kernel applies to a jailed
+//! `bash` ([`zut_sandbox::Policy::check_read`], `check_write`); they run in
+//! zut's own process, so they are checks, not confinement: a path swapped
+//! for a symlink between the check and the open is not caught (the kernel
+//! catches it for `bash`).
+
+use std::path::Path;
+
+use crate::{ToolContent, ToolContext, ToolOutput};
+
+/// `Ok` when `path` may be read (or when not jailed); otherwise the error
+/// output naming the path and the rule.
+pub fn check_read(ctx: &ToolContext, path: &Path) -> Result<(), ToolOutput> {
+    match &ctx.jail {
+        Some(j) => j.policy().check_read(path).map_err(refusal),
+        None => Ok(()),
+    }
+}
+
+/// `Ok` when `path` may be written (or when not jailed); otherwise the
+/// error output naming the path and the rule.
+pub fn check_write(ctx: &ToolContext, path: &Path) -> Result<(), ToolOutput> {
+    match &ctx.jail {
+        Some(j) => j.policy().check_write(path).map_err(refusal),
+        None => Ok(()),
+    }
+}
+
+fn refusal(d: zut_sandbox::Denied) -> ToolOutput {
+    ToolOutput::error(format!(
+        "{d}. The jail confines tools to the session directory; ask the user to /unjail if this \
+         path is needed."
+    ))
+}
+
+/// Appends to a jailed command's output what the jail refused (paths and
+/// the rule, network, system calls), the proxy's refusals, and — once per
+/// jail — what this machine could not enforce. The program's own output
+/// is kept. No-op when not jailed.
+pub fn annotate(ctx: &ToolContext, out: &mut ToolOutput) {
+    let Some(j) = &ctx.jail else {
+        return;
+    };
+    let mut notes: Vec<String> = Vec::new();
+    let text: String = out
+        .content
+        .iter()
+        .filter_map(|c| match c {
+            ToolContent::Text(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    if let Some(e) = zut_sandbox::explain(&text, j.policy(), &ctx.cwd) {
+        notes.push(e);
+    }
+    if let Some(p) = j.proxy() {
+        notes.extend(
+            p.take_denials()
+                .into_iter()
+                .map(|d| format!("[sandbox] {d}")),
+        );
+    }
+    if let Some(n) = j.take_notes_once() {
+        notes.push(format!("[sandbox] not enforced here: {n}"));
+    }
+    if notes.is_empty() {
+        return;
+    }
+    if let Some(ToolContent::Text(t)) = out.content.last_mut() {
+        t.push_str("\n\n");
+        t.push_str(&notes.join("\n"));
+    } else {
+        out.content.push(ToolContent::Text(notes.join("\n")));
+    }
+}
+
+/// The jail switch of a session: whether tools are jailed, and the jail
+/// they get. Shared (clones see the same switch), so a front end can flip
+/// it between jobs (`/jail`, `/unjail`); each tool call takes the jail in
+/// force when it starts ([`JailSwitch::current`]) and keeps it to the end,
+/// so a running command stays jailed after `/unjail`.
+#[derive(Clone, Default)]
+pub struct JailSwitch {
+    inner: std::sync::Arc<std::sync::Mutex<SwitchState>>,
+}
+
+#[derive(Default)]
+struct SwitchState {
+    on: bool,
+    spec: Option<zut_sandbox::JailSpec>,
+    built: Option<std::sync::Arc<zut_sandbox::Prepared>>,
+}
+
+impl std::fmt::Debug for JailSwitch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JailSwitch")
+            .field("jailed", &self.is_jailed())
+            .finish()
+    }
+}
+
+impl JailSwitch {
+    /// A switch for `spec`, on or off.
+    pub fn new(spec: zut_sandbox::JailSpec, on: bool) -> Self {
+        Self {
+            inner: std::sync::Arc::new(std::sync::Mutex::new(SwitchState {
+                on,
+                spec: Some(spec),
+                built: None,
+            })),
+        }
+    }
+
+    /// Jails (`true`) or unjails the next tool calls.
+    pub fn set_jailed(&self, on: bool) {
+        if let Ok(mut s) = self.inner.lock() {
+            s.on = on;
+        }
+    }
+
+    /// Whether the next tool calls are jailed.
+    pub fn is_jailed(&self) -> bool {
+        self.inner.lock().map(|s| s.on).unwrap_or(false)
+    }
+
+    /// Replaces what the jail is built from (a new session directory, new
+    /// configured paths); the next call builds it anew.
+    pub fn set_spec(&self, spec: zut_sandbox::JailSpec) {
+        if let Ok(mut s) = self.inner.lock() {
+            s.spec = Some(spec);
+            s.built = None;
+        }
+    }
+
+    /// The jail for a tool call starting now: `Ok(None)` when unjailed;
+    /// built once and shared by the calls that follow. An error (the
+    /// kernel refused a rule, no runtime for the proxy) is a text for the
+    /// model: the call must not run unjailed when the user asked for a
+    /// jail.
+    pub fn current(&self) -> Result<Option<std::sync::Arc<zut_sandbox::Prepared>>, String> {
+        let Ok(mut s) = self.inner.lock() else {
+            return Err("the jail's state is unavailable".into());
+        };
+        if !s.on {
+            return Ok(None);
+        }
+        if let Some(b) = &s.built {
+            return Ok(Some(b.clone()));
+        }
+        let Some(spec) = &s.spec else {
+            return Err("the jail has no session directory".into());
+        };
+        let prepared =
+            std::sync::Arc::new(zut_sandbox::Prepared::new(zut_sandbox::Policy::jail(spec))?);
+        s.built = Some(prepared.clone());
+        Ok(Some(prepared))
+    }
+
+    /// One line for `/info` and the status bar: `jailed to <cwd> (…)` or
+    /// `unjailed`, with what this machine enforces.
+    pub fn describe(&self) -> String {
+        let s = match self.inner.lock() {
+            Ok(s) => s,
+            Err(_) => return "unknown".into(),
+        };
+        match (&s.spec, s.on) {
+            (Some(spec), true) => format!(
+                "jailed to {} ({}; {})",
+                spec.cwd.display(),
+                zut_sandbox::Policy::jail(spec).summary(),
+                zut_sandbox::status().line()
+            ),
+            _ => "unjailed".into(),
+        }
+    }
+}
