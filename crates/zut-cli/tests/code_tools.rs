@@ -114,7 +114,7 @@ async fn tools_accepts_every_go_tool_name() {
     let env = TestEnv::new();
     let (_, r, server) = run_calls(&env, &[], &["--tools", "glob,ast,lsp,plan,skill,read"]).await;
     assert!(
-        r.stderr.contains("\"lsp\" is not available in zut yet"),
+        r.stderr.contains("\"plan\" is not available in zut yet"),
         "{}",
         r.stderr
     );

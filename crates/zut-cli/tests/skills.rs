@@ -183,7 +183,7 @@ async fn bundled_skills_reach_the_model_and_zut_skills() {
     let phases = skill(&ext.join("skills/phases"), "description: Phases.", "P");
     let single = skill(&ext.join("single"), "name: solo\ndescription: One.", "S");
     // Children of a directory holding SKILL.md are not scanned.
-    skill(&ext.join("single/child"), "description: never", "C");
+    skill(&ext.join("single/child"), "description: zzneverlisted", "C");
     let server = LlmServer::start().await.unwrap();
     server.push(Script::anthropic_text("ok"));
     let r = run_llm(&env, &server, &["-p", "hi"]).await;
@@ -197,7 +197,7 @@ async fn bundled_skills_reach_the_model_and_zut_skills() {
         system.contains(&format!("- solo [{}]: One.", single.display())),
         "{system}"
     );
-    assert!(!system.contains("never"), "{system}");
+    assert!(!system.contains("zzneverlisted"), "{system}");
 
     let out = cmd(&env, &["skills"]).output().unwrap();
     let r = Run::from(out);
