@@ -1,0 +1,1 @@
+//! `zut mcp serve`.
