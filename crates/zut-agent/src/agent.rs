@@ -46,6 +46,8 @@ pub struct Agent {
     pub(crate) approval: crate::approval::ApprovalGate,
     /// Where `read`, `write` and `edit` get and put text (`None`: disk).
     pub(crate) files: Option<Arc<dyn zut_tools::FileAccess>>,
+    /// MCP servers whose tools join the tool set (`crate::mcp_tools`).
+    pub(crate) mcp: Option<zut_mcp::McpManager>,
 }
 
 impl Agent {
@@ -64,6 +66,7 @@ impl Agent {
             skills: zut_skills::SkillSet::empty(),
             approval: Default::default(),
             files: None,
+            mcp: None,
         }
     }
 
@@ -250,11 +253,12 @@ impl Agent {
                 }
                 TurnStartVerdict::Allow { context } => context,
             };
-            let tools = Toolset::snapshot_with_skill_tool(
+            let mut tools = Toolset::snapshot_with_skill_tool(
                 &self.config.builtin_tools,
                 self.host.as_deref(),
                 self.config.skills,
             );
+            self.add_mcp_tools(&mut tools);
             let request = self.request(&tools, context.as_deref());
             let provider_name = self.provider.name().to_string();
             let model = self.provider.model().to_string();

@@ -11,6 +11,7 @@ pub mod compaction;
 pub mod config;
 pub mod controller;
 pub mod event;
+pub mod mcp_tools;
 pub mod outcome;
 pub mod session_bridge;
 mod session_switch;

@@ -69,6 +69,12 @@ impl Backend for CliBackend {
                 id
             });
             agent.set_file_access(req.files);
+            // The editor's MCP servers (and the user's): stop with the agent.
+            let (mcp, notes) = zut_mcp::acp::start_for_session(&home, &cwd, &req.mcp_servers);
+            for n in notes {
+                crate::errln!("zut acp: {n}");
+            }
+            agent.set_mcp(Some(mcp));
             let (controller, events) = zut_agent::Controller::new(agent, Some(ui_rx));
             Ok(Conversation {
                 controller,

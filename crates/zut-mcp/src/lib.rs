@@ -16,6 +16,7 @@
 //! It knows nothing of the agent loop, providers or UIs: the agent asks it
 //! for tools and calls them.
 
+pub mod acp;
 mod call;
 pub mod catalog;
 pub mod cli;
@@ -29,7 +30,6 @@ pub mod lazy;
 mod manager;
 pub mod naming;
 pub mod oauth;
-mod oauth_flow;
 pub mod oauth_store;
 pub mod prompts;
 pub mod serve;

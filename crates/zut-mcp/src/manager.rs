@@ -98,6 +98,16 @@ impl McpManager {
         Self::start_configured(opts, configured)
     }
 
+    /// [`McpOptions::from_env`] then [`McpManager::start`]: the front ends'
+    /// one call. Returns the lines to show once (settings warnings,
+    /// configuration problems, overrides, servers waiting for trust).
+    pub fn start_default(home: &Path, project: &Path) -> (Self, Vec<String>) {
+        let (opts, mut notes) = McpOptions::from_env(home, project);
+        let mgr = Self::start(opts);
+        notes.extend(mgr.notes());
+        (mgr, notes)
+    }
+
     /// Starts the servers of `configured` (see [`crate::sources::load`]).
     pub fn start_configured(opts: McpOptions, configured: Configured) -> Self {
         let mut notes: Vec<String> = configured
@@ -443,6 +453,14 @@ impl McpManager {
         text: &str,
         cancel: &CancellationToken,
     ) -> Option<Result<String, String>> {
+        let server = crate::naming::server_of(text.trim_start().strip_prefix('/')?)?.to_string();
+        let slot = self.slot(&server)?;
+        let mut rx = slot.status.subscribe();
+        let _ = tokio::time::timeout(
+            self.inner.opts.settings.startup_timeout,
+            rx.wait_for(|s| s.settled()),
+        )
+        .await;
         let prompts = self.prompts();
         let (prompt, args) = crate::prompts::parse_command(&prompts, text)?;
         Some(

@@ -109,15 +109,16 @@ pub fn load(home: &Path, project: &Path) -> Configured {
     out
 }
 
-/// Adds `extra` (for example an ACP session's servers, trusted) on top.
-pub fn merge_extra(configured: &mut Configured, extra: Vec<ServerConfig>) {
+/// Adds `extra` (for example an ACP session's servers, which need no trust)
+/// on top; project servers keep the trust recorded under `home`.
+pub fn merge_extra(configured: &mut Configured, extra: Vec<ServerConfig>, home: &Path) {
     let all: Vec<ServerConfig> = configured
         .servers
         .drain(..)
         .flat_map(|s| s.overrides.into_iter().chain(std::iter::once(s.config)))
         .chain(extra)
         .collect();
-    merge(configured, all, &TrustStore::default());
+    merge(configured, all, &TrustStore::load(home));
 }
 
 fn merge(out: &mut Configured, all: Vec<ServerConfig>, trust: &TrustStore) {
@@ -137,7 +138,6 @@ fn merge(out: &mut Configured, all: Vec<ServerConfig>, trust: &TrustStore) {
             }),
         }
     }
-    // An already trusted server stays trusted through `merge_extra`.
     merged.sort_by(|a, b| a.config.name.cmp(&b.config.name));
     out.servers = merged;
 }

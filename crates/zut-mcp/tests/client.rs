@@ -1,5 +1,6 @@
 //! The MCP client against real stdio server processes (a raw JSON-RPC
 //! Python server producing each fault on purpose).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

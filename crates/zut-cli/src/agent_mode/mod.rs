@@ -118,6 +118,12 @@ async fn run_prompt(
     let flusher = tokio::spawn(output::flush_when_idle(out.clone()));
     let (ui_tx, ui_rx) = ui_channel();
     let drain = tokio::spawn(output::drain_ui(ui_rx, out.clone()));
+    // MCP servers start on tasks; their tools join when ready (zut-mcp).
+    let (mcp, mcp_notes) =
+        zut_mcp::McpManager::start_default(&setup.agent.system.zut_home, &setup.agent.cwd);
+    for note in mcp_notes {
+        crate::errln!("{note}");
+    }
     let (host, report) = ExtensionHost::start(setup.host, ui_tx).await;
     for err in &report.errors {
         crate::errln!("extension load: {err}");
@@ -136,7 +142,11 @@ async fn run_prompt(
     let (provider_name, model) = (setup.host_provider, setup.host_model);
     let mut agent = setup
         .provider
-        .map(|p| Agent::new(p, Some(host.clone()), setup.agent));
+        .map(|p| Agent::new(p, Some(host.clone()), setup.agent))
+        .map(|mut a| {
+            a.set_mcp(Some(mcp.clone()));
+            a
+        });
     // Without a model (a slash command that only displays) nobody writes
     // to the session; it is closed (and removed if new) at the end.
     let mut idle_session = None;
@@ -149,6 +159,14 @@ async fn run_prompt(
     let prompt = match (input::slash_command(&text), &mut agent) {
         // `/skill:<name> [request]` becomes the skill's message (one code
         // path with the TUI and RPC: `Agent::expand_skill_command`).
+        // `/mcp__<server>__<prompt> args`: the MCP prompt's text.
+        (_, Ok(_)) if text.starts_with("/mcp__") => {
+            match mcp.expand_prompt_command(&text, &cancel).await {
+                Some(Ok(message)) => SlashOutcome::RunPrompt(message),
+                Some(Err(why)) => SlashOutcome::Failed(why),
+                None => SlashOutcome::Failed(format!("unknown MCP prompt: {text}")),
+            }
+        }
         (_, Ok(agent)) if zut_agent::skills::parse_command(&text).is_some() => {
             match agent.expand_skill_command(&text) {
                 Some(Ok(message)) => SlashOutcome::RunPrompt(message),
@@ -197,6 +215,7 @@ async fn run_prompt(
         crate::errln!("zut: {e}");
     }
     drop(agent);
+    mcp.shutdown().await;
     host.shutdown().await;
     drop(host);
     // The host's UI sender is gone now: the drain finishes after writing
