@@ -41,6 +41,10 @@ pub struct OpenRequest {
     pub files: Option<std::sync::Arc<dyn zut_tools::FileAccess>>,
     /// `session/load`: the id of the session to resume (`None`: new).
     pub resume: Option<String>,
+    /// The `mcpServers` the client passed, as JSON: start them for this
+    /// conversation with `zut_mcp::acp::start_for_session` and give the
+    /// manager to `zut_agent::Agent::set_mcp` (they stop with it).
+    pub mcp_servers: Vec<serde_json::Value>,
 }
 
 /// Builds conversations for `session/new` and `session/load` (the CLI sets

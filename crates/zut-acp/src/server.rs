@@ -41,6 +41,12 @@ pub async fn serve_stdio(backend: Arc<dyn Backend>) -> Result<(), String> {
                         .agent_capabilities(
                             AgentCapabilities::new()
                                 .load_session(can_load)
+                                // zut-mcp starts the servers `session/new` lists.
+                                .mcp_capabilities(
+                                    agent_client_protocol::v1::schema::McpCapabilities::new()
+                                        .http(true)
+                                        .sse(true),
+                                )
                                 .prompt_capabilities(
                                     PromptCapabilities::new().image(true).embedded_context(true),
                                 ),
@@ -60,21 +66,13 @@ pub async fn serve_stdio(backend: Arc<dyn Backend>) -> Result<(), String> {
                     // Opening a conversation starts extensions: off the
                     // dispatch loop, so other requests keep flowing.
                     let (backend, table, conn) = (backend.clone(), t2.clone(), cx.clone());
-                    let mcp = crate::updates::mcp_notice(&req.mcp_servers);
+                    let mcp = mcp_json(&req.mcp_servers);
                     cx.spawn(async move {
-                        match open(&backend, &table, &conn, req.cwd, None).await {
+                        match open(&backend, &table, &conn, req.cwd, None, mcp).await {
                             Ok((id, session)) => {
                                 responder.respond(NewSessionResponse::new(id.clone()))?;
                                 let sid = SessionId::new(id);
                                 advertise(&conn, &sid, &session.controller);
-                                if let Some(notice) = mcp {
-                                    // On the agent's log (stderr) and in the thread.
-                                    eprintln!("zut acp: {notice}");
-                                    let _ = conn.send_notification(SessionNotification::new(
-                                        sid,
-                                        crate::updates::note_update(&notice),
-                                    ));
-                                }
                                 Ok(())
                             }
                             Err(e) => responder.respond_with_error(e),
@@ -98,11 +96,12 @@ pub async fn serve_stdio(backend: Arc<dyn Backend>) -> Result<(), String> {
                     }
                     let (backend, table, conn) = (backend.clone(), table.clone(), cx.clone());
                     let id = req.session_id.0.to_string();
+                    let mcp = mcp_json(&req.mcp_servers);
                     cx.spawn(async move {
                         let existing = table.lock().sessions.get(&id).cloned();
                         let session = match existing {
                             Some(s) => s,
-                            None => match open(&backend, &table, &conn, req.cwd, Some(id.clone()))
+                            None => match open(&backend, &table, &conn, req.cwd, Some(id.clone()), mcp)
                                 .await
                             {
                                 Ok((_, s)) => s,
@@ -186,6 +185,7 @@ async fn open(
     conn: &ConnectionTo<Client>,
     cwd: std::path::PathBuf,
     resume: Option<String>,
+    mcp_servers: Vec<serde_json::Value>,
 ) -> Result<(String, Session), Error> {
     let (read, write) = table.lock().fs;
     let cell = Arc::new(std::sync::OnceLock::new());
@@ -204,6 +204,7 @@ async fn open(
             cwd,
             files,
             resume: resume.clone(),
+            mcp_servers,
         })
         .await
         .map_err(|e| Error::internal_error().data(e))?;
@@ -468,4 +469,12 @@ async fn pump(
             _ => Ok(stop),
         },
     }
+}
+
+/// The client's MCP servers as JSON for [`crate::OpenRequest::mcp_servers`].
+fn mcp_json(servers: &[agent_client_protocol::v1::schema::McpServer]) -> Vec<serde_json::Value> {
+    servers
+        .iter()
+        .filter_map(|s| serde_json::to_value(s).ok())
+        .collect()
 }

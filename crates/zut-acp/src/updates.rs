@@ -218,29 +218,6 @@ pub(crate) fn note_update(s: &str) -> SessionUpdate {
     note(s)
 }
 
-/// The notice for MCP servers given in `session/new`: zut has no MCP
-/// client, so they are not started (`None` for an empty list).
-pub(crate) fn mcp_notice(
-    servers: &[agent_client_protocol::v1::schema::McpServer],
-) -> Option<String> {
-    if servers.is_empty() {
-        return None;
-    }
-    let names: Vec<String> = servers
-        .iter()
-        .map(|s| {
-            serde_json::to_value(s)
-                .ok()
-                .and_then(|v| v["name"].as_str().map(str::to_string))
-                .unwrap_or_else(|| "(unnamed)".to_string())
-        })
-        .collect();
-    Some(format!(
-        "MCP servers are not supported by zut (it has no MCP client); not started: {}",
-        names.join(", ")
-    ))
-}
-
 /// An extension's note, as its own agent message line.
 fn note(s: &str) -> SessionUpdate {
     SessionUpdate::AgentMessageChunk(ContentChunk::new(text(format!("\n{s}\n"))))

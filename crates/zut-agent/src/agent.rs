@@ -48,6 +48,8 @@ pub struct Agent {
     pub(crate) files: Option<Arc<dyn zut_tools::FileAccess>>,
     /// The web tools' runtime: settings and the session's `web-N` references.
     pub(crate) web: Arc<zut_web::WebRuntime>,
+    /// MCP servers whose tools join the tool set (`crate::mcp_tools`).
+    pub(crate) mcp: Option<zut_mcp::McpManager>,
 }
 
 impl Agent {
@@ -68,6 +70,7 @@ impl Agent {
             skills: zut_skills::SkillSet::empty(),
             approval: Default::default(),
             files: None,
+            mcp: None,
         }
     }
 
@@ -254,11 +257,12 @@ impl Agent {
                 }
                 TurnStartVerdict::Allow { context } => context,
             };
-            let tools = Toolset::snapshot_with_skill_tool(
+            let mut tools = Toolset::snapshot_with_skill_tool(
                 &self.config.builtin_tools,
                 self.host.as_deref(),
                 self.config.skills,
             );
+            self.add_mcp_tools(&mut tools);
             let request = self.request(&tools, context.as_deref());
             let provider_name = self.provider.name().to_string();
             let model = self.provider.model().to_string();

@@ -36,6 +36,22 @@ pub struct Setup {
     /// Where `read`, `write` and `edit` get and put text (an editor's
     /// buffers over ACP); `None`: the disk.
     pub files: Option<std::sync::Arc<dyn zut_tools::FileAccess>>,
+    /// Which MCP servers start with the conversation (their tools join as
+    /// they become ready; nothing waits for them).
+    pub mcp: McpServers,
+}
+
+/// The MCP servers of a conversation.
+#[derive(Debug, Clone, Default)]
+pub enum McpServers {
+    /// None.
+    #[default]
+    None,
+    /// The user's and the project's (`config.json`, `.mcp.json`,
+    /// `.zut/mcp.json`; project servers once trusted).
+    Configured,
+    /// Those, plus the servers an ACP client passed in `session/new`.
+    WithAcp(Vec<serde_json::Value>),
 }
 
 /// Which session file the conversation writes to.
@@ -58,6 +74,9 @@ pub struct Conversation {
     /// The file as it was read when resumed (`None` for a new file or
     /// none): front ends show its tail.
     pub resumed: Option<Box<Snapshot>>,
+    /// What the MCP configuration had to say (overrides, untrusted or
+    /// malformed files), one line each, for the front end to show.
+    pub notes: Vec<String>,
 }
 
 /// Opens a conversation; must be called inside a tokio runtime. Errors are
@@ -71,6 +90,7 @@ pub fn open(setup: Setup, session: SessionRequest) -> Result<Conversation, Strin
         mut host,
         agent: config,
         files,
+        mcp,
     } = setup;
     let opened = match &session.choice {
         None => None,
@@ -104,8 +124,25 @@ pub fn open(setup: Setup, session: SessionRequest) -> Result<Conversation, Strin
         Ok(p) => (p, None),
         Err(why) => (placeholder(&provider_name, &model)?, Some(why)),
     };
+    let (home, cwd) = (config.system.zut_home.clone(), config.cwd.clone());
     let mut agent = Agent::new(provider, None, config);
     agent.set_file_access(files);
+    // MCP servers start on tasks of their own (zut-mcp).
+    let mut notes = Vec::new();
+    let manager = match mcp {
+        McpServers::None => None,
+        McpServers::Configured => {
+            let (m, n) = zut_mcp::McpManager::start_default(&home, &cwd);
+            notes = n;
+            Some(m)
+        }
+        McpServers::WithAcp(servers) => {
+            let (m, n) = zut_mcp::acp::start_for_session(&home, &cwd, &servers);
+            notes = n;
+            Some(m)
+        }
+    };
+    agent.set_mcp(manager);
     let mut path = None;
     let mut resumed = None;
     if let Some(o) = opened {
@@ -125,6 +162,7 @@ pub fn open(setup: Setup, session: SessionRequest) -> Result<Conversation, Strin
         events,
         session: path,
         resumed,
+        notes,
     })
 }
 

@@ -13,6 +13,7 @@ pub mod config;
 pub mod controller;
 pub mod conversation;
 pub mod event;
+pub mod mcp_tools;
 pub mod outcome;
 pub mod session_bridge;
 mod session_switch;

@@ -58,7 +58,11 @@ impl Agent {
             Ok(a) => a,
             Err(reason) => return finish(sink, id, true, vec![Part::Text { text: reason }]),
         };
-        let Some(entry) = tools.get(name) else {
+        let late = match tools.get(name) {
+            Some(_) => None,
+            None => self.late_mcp_tool(name).await,
+        };
+        let Some(entry) = tools.get(name).or(late.as_ref()) else {
             let known: Vec<&str> = tools.summary_names();
             let text = format!(
                 "unknown tool \"{name}\"; available tools: {}",
@@ -85,6 +89,7 @@ impl Agent {
                 let (is_error, text) = crate::skills::run_tool(&self.skills, &effective);
                 (is_error, vec![Part::Text { text }])
             }
+            ToolOwner::Mcp(_) => self.run_mcp(id, name, effective, tools, cancel, sink).await,
             ToolOwner::Extension(ext) => {
                 self.tool_owners.insert(id.to_string(), ext.to_string());
                 self.run_extension(ext, name, effective, tools, cancel)

@@ -16,6 +16,9 @@ pub enum ToolOwner {
     Extension(String),
     /// The `skill` tool (`crate::skills`).
     Skill,
+    /// A tool of this MCP server (`""`: zut's MCP search or resource tool),
+    /// see `crate::mcp_tools`.
+    Mcp(String),
 }
 
 /// One tool as the loop sees it.
@@ -91,6 +94,14 @@ impl Toolset {
             }
         }
         Self { entries }
+    }
+
+    /// Appends `entry` unless a tool of that name exists (MCP tools never
+    /// shadow built-ins or extension tools).
+    pub fn push(&mut self, entry: ToolEntry) {
+        if !self.contains(&entry.name) {
+            self.entries.push(entry);
+        }
     }
 
     /// The tool named `name`, whether offered or not.

@@ -50,6 +50,7 @@ fn setup(env: &TestEnv, server: &LlmServer, exts: &[PathBuf]) -> Setup {
         host,
         agent: AgentConfig::new(&env.project, &env.home),
         files: None,
+        mcp: Default::default(),
     }
 }
 

@@ -31,6 +31,9 @@ impl Backend for CliBackend {
             setup.agent.confirm_tools = args.no_yolo;
             setup.agent.reasoning_events = true;
             setup.files = req.files;
+            // The editor's MCP servers (and the user's): they stop with
+            // the session.
+            setup.mcp = zut_agent::conversation::McpServers::WithAcp(req.mcp_servers);
             if let Err(e) = &setup.provider {
                 return Err(e.clone());
             }
@@ -47,6 +50,9 @@ impl Backend for CliBackend {
                 title: String::new(),
             };
             let conv = zut_agent::conversation::open(setup, request)?;
+            for n in &conv.notes {
+                crate::errln!("zut acp: {n}");
+            }
             let session_id = match &conv.session {
                 Some(path) => Some(
                     zut_session::read(path)

@@ -41,7 +41,7 @@ impl Mode {
     name = "zut",
     version,
     about = "zut: a terminal coding agent with extensions",
-    after_help = "Extension management: zut ext help\nSessions: zut session --help"
+    after_help = "Extension management: zut ext help\nSessions: zut session --help\nMCP servers: zut mcp help"
 )]
 pub struct GlobalArgs {
     /// Load an extension directory for this run (repeatable).

@@ -40,7 +40,7 @@ fn main() -> ExitCode {
 }
 
 /// Subcommand routing happens before flag parsing (cli.md §1): `ext`,
-/// `update`, `session`, `skills`, `config`, then the normal flag parser; `zut rpc …` becomes `zut --rpc …`.
+/// `update`, `session`, `skills`, `config`, `mcp`, then the normal flag parser; `zut rpc …` becomes `zut --rpc …`.
 fn route(mut argv: Vec<String>) -> i32 {
     match argv.first().map(String::as_str) {
         Some("ext") => zut_ext_manage::run_ext(&argv[1..], &builtin_names::builtins()),
@@ -49,6 +49,7 @@ fn route(mut argv: Vec<String>) -> i32 {
         Some("skills") => skills_cmd::run(&argv[1..]),
         Some("config") => config_cmd::run(&argv[1..]),
         Some("acp") => acp_mode::run(&argv[1..]),
+        Some("mcp") => zut_mcp::cli::run(&argv[1..]),
         Some("rpc") => {
             argv[0] = "--rpc".to_string();
             args::run(argv)

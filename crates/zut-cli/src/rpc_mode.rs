@@ -68,6 +68,9 @@ async fn serve(
         Ok(c) => c,
         Err(e) => return fail(&e),
     };
+    for note in &conv.notes {
+        crate::errln!("zut: {note}");
+    }
     // Requests are read once the extensions registered their commands.
     conv.controller.ready().await;
     let conv = zut_rpc::Conversation {

@@ -924,24 +924,34 @@ for line in sys.stdin:
     );
 }
 
-/// zut has no MCP client: MCP servers given in `session/new` are not
-/// dropped silently, the thread (and the agent's log) says they were not
-/// started; the session works as usual.
+/// MCP servers given in `session/new` start for that session (zut-mcp):
+/// the model calls a tool of one and the result reaches the next request;
+/// a server that cannot start does not hold the session up.
 #[tokio::test]
-async fn mcp_servers_in_session_new_get_a_notice() {
+async fn mcp_servers_in_session_new_start_for_the_session() {
     use agent_client_protocol::v1::schema::{McpServer, McpServerStdio};
 
     let env = TestEnv::new();
     let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_tool_call(
+        "c1",
+        "mcp__files__echo",
+        r#"{"text":"from-acp-mcp"}"#,
+    ));
     server.push(Script::anthropic_text("Hello."));
     let cwd = env.project.clone();
+    let fake =
+        zut_test_support::workspace_root().join("crates/zut-mcp/tests/fixtures/fake_server.py");
     let updates = with_client(zut_acp(&env, &server), async move |cx| {
         cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
             .block_task()
             .await?;
         let servers = vec![
-            McpServer::Stdio(McpServerStdio::new("files", "/usr/bin/mcp-files")),
-            McpServer::Stdio(McpServerStdio::new("git", "/usr/bin/mcp-git")),
+            McpServer::Stdio(
+                McpServerStdio::new("files", "python3")
+                    .args(vec![fake.display().to_string(), "normal".to_string()]),
+            ),
+            McpServer::Stdio(McpServerStdio::new("git", "/nonexistent/mcp-git")),
         ];
         let sid = cx
             .send_request(NewSessionRequest::new(cwd).mcp_servers(servers))
@@ -957,10 +967,14 @@ async fn mcp_servers_in_session_new_get_a_notice() {
     })
     .await;
     let said = message_text(&updates);
-    let notice =
-        "MCP servers are not supported by zut (it has no MCP client); not started: files, git";
-    assert!(said.contains(notice), "{said}");
     assert!(said.ends_with("Hello."), "{said}");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2);
+    assert!(
+        reqs[1].raw_body.contains("from-acp-mcp"),
+        "{}",
+        reqs[1].raw_body
+    );
 }
 
 /// Two live sessions in one `zut acp` process, prompted in turn: each

@@ -25,6 +25,16 @@ pub const SUPPORTED_KEYS: &[&str] = &[
     "sandbox",
 ];
 
+/// Keys read by `zut-mcp` (docs/mcp.md), not by this crate: never
+/// reported as ignored.
+pub const MCP_KEYS: &[&str] = &[
+    "mcpServers",
+    "mcp_tool_timeout",
+    "mcp_startup_timeout",
+    "mcp_tool_search",
+    "mcp_tool_budget",
+];
+
 /// Keys of the Go original that zut does not support yet (ignored).
 pub const GO_ONLY_KEYS: &[&str] = &[
     "fast_mode",
@@ -215,6 +225,7 @@ impl ConfigFile {
         let mut ignored: Vec<IgnoredKey> = map
             .keys()
             .filter(|k| !SUPPORTED_KEYS.contains(&k.as_str()))
+            .filter(|k| !MCP_KEYS.contains(&k.as_str()))
             .map(|k| IgnoredKey {
                 key: k.clone(),
                 why: if GO_ONLY_KEYS.contains(&k.as_str()) {

@@ -124,6 +124,22 @@ impl Controller {
                 ));
             }
         }
+        // `/mcp__<server>__<prompt> args`: the MCP prompt's text, queued as
+        // a prompt.
+        let bare = name.trim().trim_start_matches('/');
+        if bare.starts_with("mcp__") {
+            if let Some(mcp) = &self.shared.mcp {
+                let text = format!("/{bare} {}", args.trim());
+                let cancel = tokio_util::sync::CancellationToken::new();
+                return match mcp.expand_prompt_command(text.trim_end(), &cancel).await {
+                    Some(Ok(message)) => Ok(CommandOutcome::Queued(
+                        self.prompt(vec![Part::Text { text: message }], tag),
+                    )),
+                    Some(Err(why)) => Err(why),
+                    None => Err(format!("unknown MCP prompt: /{bare}")),
+                };
+            }
+        }
         let name = name.trim().trim_start_matches('/').to_ascii_lowercase();
         let args = args.trim();
         match name.as_str() {

@@ -350,6 +350,9 @@ impl Controller {
             Some(mut agent) => {
                 let closed = agent.close_session();
                 agent.host = None;
+                if let Some(mcp) = agent.mcp() {
+                    mcp.shutdown().await;
+                }
                 closed
             }
             None => None,

@@ -75,6 +75,8 @@ pub(crate) struct Shared {
     pub(crate) agent_config: crate::config::AgentConfig,
     /// Why there is no model (prompts and compactions fail with it).
     pub(crate) unavailable: Option<String>,
+    /// The MCP servers (their prompts run as `/mcp__<server>__<prompt>`).
+    pub(crate) mcp: Option<zut_mcp::McpManager>,
     /// Wakes the worker (new job, settings change, close).
     pub(crate) wake: Notify,
     /// Signalled when the worker has nothing left to do.
@@ -85,6 +87,7 @@ impl Shared {
     pub(crate) fn new(agent: &Agent, reasoning: String, unavailable: Option<String>) -> Self {
         Self {
             unavailable,
+            mcp: agent.mcp().cloned(),
             base: agent.provider().config().clone(),
             agent_config: agent.config().clone(),
             state: Mutex::new(Inner {

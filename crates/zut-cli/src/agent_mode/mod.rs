@@ -93,6 +93,9 @@ async fn run_prompt(
         Ok(c) => c,
         Err(e) => return fail(&e),
     };
+    for note in &conv.notes {
+        crate::errln!("{note}");
+    }
     let ctrl = conv.controller;
     let out = Arc::new(Output::new(mode));
     let flusher = tokio::spawn(output::flush_when_idle(out.clone()));
@@ -151,8 +154,12 @@ async fn run_prompt(
 
 /// Runs the run's one piece of work and waits for the job it queued.
 async fn run_job(ctrl: &Controller, text: &str, mode: Mode) -> Finished {
-    let job = if zut_agent::skills::parse_command(text).is_some() {
-        // `/skill:<name> [request]` becomes the skill's message.
+    let job = if zut_agent::skills::parse_command(text).is_some()
+        || text.trim_start().starts_with("/mcp__")
+    {
+        // `/skill:<name> [request]` becomes the skill's message,
+        // `/mcp__<server>__<prompt> args` the MCP prompt's (names keep
+        // their case).
         let (name, args) = text
             .trim_start()
             .trim_start_matches('/')

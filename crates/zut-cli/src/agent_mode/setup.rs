@@ -128,6 +128,8 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
         host,
         agent,
         files: None,
+        // The user's and the project's MCP servers, in every mode.
+        mcp: zut_agent::conversation::McpServers::Configured,
     })
 }
 

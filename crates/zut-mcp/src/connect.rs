@@ -1,0 +1,153 @@
+//! Opening a connection: stdio child, streamable HTTP or legacy HTTP+SSE,
+//! then `initialize`.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use rmcp::service::RunningService;
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClientTransport, StreamableHttpClientTransportConfig,
+};
+use rmcp::{RoleClient, ServiceExt};
+use tokio::process::Child;
+
+use crate::config::TransportConfig;
+use crate::handler::Handler;
+use crate::slot::Slot;
+
+/// A live connection.
+pub(crate) struct Connection {
+    pub running: RunningService<RoleClient, Handler>,
+    pub child: Option<Child>,
+}
+
+/// Why a connection could not be opened.
+pub(crate) enum ConnectError {
+    /// The server wants OAuth: `zut mcp login`.
+    NeedsLogin(String),
+    /// Anything else (retried with backoff).
+    Failed(String),
+}
+
+pub(crate) struct ConnectCtx<'a> {
+    pub slot: &'a Arc<Slot>,
+    pub project: &'a std::path::Path,
+    pub home: &'a std::path::Path,
+    pub env: &'a (dyn Fn(&str) -> Option<String> + Send + Sync),
+}
+
+pub(crate) async fn connect(cx: &ConnectCtx<'_>) -> Result<Connection, ConnectError> {
+    let slot = cx.slot;
+    let transport = slot
+        .config
+        .transport
+        .expanded(cx.env)
+        .map_err(|e| ConnectError::Failed(format!("configuration: {e}")))?;
+    let handler = Handler {
+        slot: Arc::downgrade(slot),
+        project: cx.project.to_path_buf(),
+        home: cx.home.to_path_buf(),
+    };
+    match transport {
+        TransportConfig::Stdio { command, args, env } => {
+            let log = crate::fsutil::open_log(cx.home, &slot.config.name)
+                .map_err(|e| ConnectError::Failed(format!("cannot open its log: {e}")))?;
+            crate::fsutil::log_marker(
+                cx.home,
+                &slot.config.name,
+                &format!("starting {command} {}", args.join(" ")),
+            );
+            let mut child = crate::launch::spawn(&command, &args, &env, cx.project, log)
+                .map_err(|e| ConnectError::Failed(format!("cannot start `{command}`: {e}")))?;
+            if let Some(pid) = child.id() {
+                slot.pgid.store(pid, std::sync::atomic::Ordering::Relaxed);
+            }
+            let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+                return Err(ConnectError::Failed("no stdio pipes".into()));
+            };
+            match handler.serve((stdout, stdin)).await {
+                Ok(running) => Ok(Connection {
+                    running,
+                    child: Some(child),
+                }),
+                Err(e) => {
+                    let exit = match tokio::time::timeout(
+                        std::time::Duration::from_millis(200),
+                        child.wait(),
+                    )
+                    .await
+                    {
+                        Ok(Ok(status)) => format!(" ({})", crate::launch::describe_exit(status)),
+                        _ => String::new(),
+                    };
+                    crate::launch::stop(&mut child, std::time::Duration::from_millis(100)).await;
+                    Err(ConnectError::Failed(format!(
+                        "initialize failed: {e}{exit}; see {}",
+                        slot.log.display()
+                    )))
+                }
+            }
+        }
+        TransportConfig::Http { url, headers } => {
+            let auth = crate::oauth::bearer_for(cx.home, &slot.config.name, &url).await;
+            let client = http_client(&headers)?;
+            let mut config = StreamableHttpClientTransportConfig::with_uri(url.clone());
+            if let Some(token) = auth {
+                config = config.auth_header(token);
+            }
+            let transport = StreamableHttpClientTransport::with_client(client, config);
+            match handler.serve(transport).await {
+                Ok(running) => Ok(Connection {
+                    running,
+                    child: None,
+                }),
+                Err(e) if e.is_authorization_required() || e.auth_challenge().is_some() => {
+                    Err(ConnectError::NeedsLogin(format!(
+                        "{url} requires authorization: run `zut mcp login {}`",
+                        slot.config.name
+                    )))
+                }
+                Err(e) => Err(ConnectError::Failed(format!("{url}: {e}"))),
+            }
+        }
+        TransportConfig::Sse { url, headers } => {
+            let auth = crate::oauth::bearer_for(cx.home, &slot.config.name, &url).await;
+            let client = http_client(&headers)?;
+            let transport = crate::sse::SseTransport::connect(client, &url, auth)
+                .await
+                .map_err(|e| match e {
+                    crate::sse::SseError::Unauthorized => ConnectError::NeedsLogin(format!(
+                        "{url} requires authorization: run `zut mcp login {}`",
+                        slot.config.name
+                    )),
+                    other => ConnectError::Failed(format!("{url}: {other}")),
+                })?;
+            match handler.serve(transport).await {
+                Ok(running) => Ok(Connection {
+                    running,
+                    child: None,
+                }),
+                Err(e) => Err(ConnectError::Failed(format!("{url}: {e}"))),
+            }
+        }
+    }
+}
+
+/// A reqwest client with the configured headers on every request.
+pub(crate) fn http_client(
+    headers: &BTreeMap<String, String>,
+) -> Result<reqwest::Client, ConnectError> {
+    crate::tls::install_provider();
+    let mut map = reqwest::header::HeaderMap::new();
+    for (k, v) in headers {
+        let name = reqwest::header::HeaderName::from_bytes(k.as_bytes())
+            .map_err(|e| ConnectError::Failed(format!("header {k}: {e}")))?;
+        let value = reqwest::header::HeaderValue::from_str(v)
+            .map_err(|e| ConnectError::Failed(format!("header {k}: {e}")))?;
+        map.insert(name, value);
+    }
+    reqwest::Client::builder()
+        .default_headers(map)
+        .build()
+        .map_err(|e| ConnectError::Failed(format!("HTTP client: {e}")))
+}
