@@ -1,4 +1,4 @@
-//! zut's built-in tools — `read`, `write`, `edit`, `bash`, `grep` — with
+//! zut's built-in tools — `read`, `write`, `edit`, `bash`, `grep`, `lsp` (through [`CodeIntel`]) — with
 //! their JSON Schemas ([`builtin_tools`]) and argument validation
 //! ([`validate_args`], [`ArgValidator`], also used for extension tools).
 //!

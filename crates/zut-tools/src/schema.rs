@@ -19,7 +19,7 @@ pub struct ToolDef {
     pub schema: Value,
 }
 
-/// All built-in tools in stable order: read, write, edit, bash, grep.
+/// All built-in tools in stable order: read, write, edit, bash, grep, lsp.
 pub fn builtin_tools() -> Vec<ToolDef> {
     BUILTIN_NAMES
         .iter()
