@@ -1,5 +1,5 @@
 //! zut's built-in tools — `read`, `write`, `edit`, `bash`, `grep`, `glob`,
-//! `ast`, `python`, `worktree` — with
+//! `ast`, `python`, `worktree`, `lsp` (through [`CodeIntel`]) — with
 //! their JSON Schemas ([`builtin_tools`]) and argument validation
 //! ([`validate_args`], [`ArgValidator`], also used for extension tools).
 //!
