@@ -261,7 +261,7 @@ impl Agent {
             let reasoning = self.config.reasoning_events;
             let mode = match self.provider.config().wire {
                 Wire::Anthropic => "explicit",
-                Wire::OpenAi => "automatic",
+                _ => "automatic",
             };
             let result = {
                 let mut on_event = |ev| {

@@ -113,7 +113,7 @@ pub fn resolve(
     let reasoning = if let Some(r) = flag(&flags.reasoning) {
         let level = zut_providers::parse_reasoning(&r).map_err(|_| {
             ConfigError::other(format!(
-                "--reasoning {r:?}: expected off, low, medium or high"
+                "--reasoning {r:?}: expected off, minimum, low, medium, high, xhigh or max"
             ))
         })?;
         Setting::new(level, Origin::Flag("--reasoning"))

@@ -10,6 +10,8 @@ pub enum Format {
     Anthropic,
     /// OpenAI chat completions chunks.
     Openai,
+    /// OpenAI Responses API events (`src/responses.rs`).
+    Responses,
 }
 
 /// One content block of a scripted assistant reply.
@@ -261,6 +263,7 @@ impl Script {
                 SseFrame::data("{\"id\":\"chatcmpl-zut\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}"),
                 SseFrame::data("{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"oops"),
             ]),
+            Format::Responses => Self::responses_malformed(),
         }
     }
 

@@ -5,7 +5,7 @@ use crate::error::ProviderError;
 use crate::presets::Wire;
 use crate::sse::{SseEventRef, SseParser};
 use crate::types::{Completion, StreamEvent};
-use crate::{anthropic, openai};
+use crate::{anthropic, openai, responses};
 
 /// Whether the stream is finished.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,6 +21,7 @@ pub(crate) enum Flow {
 pub(crate) enum Decoder {
     Anthropic(anthropic::stream::Decoder),
     OpenAi(openai::stream::Decoder),
+    Responses(responses::stream::Decoder),
 }
 
 impl Decoder {
@@ -28,6 +29,7 @@ impl Decoder {
         match wire {
             Wire::Anthropic => Decoder::Anthropic(anthropic::stream::Decoder::new()),
             Wire::OpenAi => Decoder::OpenAi(openai::stream::Decoder::new()),
+            Wire::Responses => Decoder::Responses(responses::stream::Decoder::new()),
         }
     }
 
@@ -41,6 +43,7 @@ impl Decoder {
         match self {
             Decoder::Anthropic(d) => d.event(provider, sse, asm, emit),
             Decoder::OpenAi(d) => d.event(provider, sse, asm, emit),
+            Decoder::Responses(d) => d.event(provider, sse, asm, emit),
         }
     }
 
@@ -56,6 +59,7 @@ impl Decoder {
                 }
                 complete
             }
+            Decoder::Responses(d) => d.complete_at_eof(),
         }
     }
 }
@@ -74,7 +78,7 @@ pub fn parse_stream<'c>(
 ) -> Result<Completion, ProviderError> {
     let provider = match wire {
         Wire::Anthropic => "anthropic",
-        Wire::OpenAi => "openai",
+        Wire::OpenAi | Wire::Responses => "openai",
     };
     let mut asm = Assembler::new();
     let mut decoder = Decoder::new(wire);

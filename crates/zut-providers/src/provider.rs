@@ -8,11 +8,12 @@ use tokio_util::sync::CancellationToken;
 
 use crate::anthropic;
 use crate::assemble::Assembler;
-use crate::config::ProviderConfig;
+use crate::config::{KeySource, ProviderConfig};
 use crate::decode::{Decoder, Flow};
 use crate::error::{error_body_message, redact, status_retryable, ProviderError};
 use crate::openai;
-use crate::presets::Wire;
+use crate::presets::{Auth, Wire};
+use crate::responses;
 use crate::retry::retry_after_from_headers;
 use crate::sse::SseParser;
 use crate::types::{Completion, Request, StreamEvent};
@@ -95,37 +96,108 @@ impl Provider {
         &self.config
     }
 
-    /// The endpoint URL requests are posted to.
+    /// The endpoint URL requests are posted to (for the configured model).
     ///
     /// Anthropic: `{base}/v1/messages` (or `{base}/messages` when the base
-    /// URL already ends with `/v1`); OpenAI-compatible: `{base}/chat/completions`.
+    /// URL already ends with `/v1`); OpenAI-compatible: `{base}/chat/completions`;
+    /// Responses: `{base}/responses` (see [`responses_url`]); Azure: the
+    /// deployment's URL with `api-version`.
     pub fn endpoint(&self) -> String {
+        self.endpoint_for(&self.config.model)
+    }
+
+    /// The endpoint URL of a request for `model`.
+    pub fn endpoint_for(&self, model: &str) -> String {
         let base = self.config.base_url.trim_end_matches('/');
-        match self.config.wire {
+        let wire = self.config.wire_for(model);
+        if let Some(azure) = &self.config.azure {
+            let version = &azure.api_version;
+            let root = base
+                .trim_end_matches("/responses")
+                .trim_end_matches("/v1")
+                .trim_end_matches("/openai");
+            return match wire {
+                Wire::Responses => format!("{root}/openai/v1/responses?api-version={version}"),
+                _ => format!(
+                    "{root}/openai/deployments/{}/chat/completions?api-version={version}",
+                    azure.deployment(model)
+                ),
+            };
+        }
+        match wire {
             Wire::Anthropic if base.ends_with("/v1") => format!("{base}/messages"),
             Wire::Anthropic => format!("{base}/v1/messages"),
             Wire::OpenAi => format!("{base}/chat/completions"),
+            Wire::Responses => responses_url(base),
         }
     }
 
     /// The JSON body that [`Provider::stream`] would send for `req`.
+    ///
+    /// The reasoning level is first clamped to the model's levels
+    /// ([`ProviderConfig::clamp_reasoning_for`]); Azure requests name the
+    /// deployment as the model.
     pub fn request_body(&self, req: &Request) -> Value {
         let model = if req.model.is_empty() {
             &self.config.model
         } else {
             &req.model
         };
-        let mut body = match self.config.wire {
-            Wire::Anthropic => anthropic::request::body(req, model),
-            Wire::OpenAi => openai::request::body(req, model, self.config.max_completion_tokens),
+        let wire = self.config.wire_for(model);
+        let reasoning = self.config.clamp_reasoning_for(model, req.reasoning).level;
+        let sent_model = match &self.config.azure {
+            Some(azure) => azure.deployment(model),
+            None => model,
+        };
+        let mut body = match wire {
+            Wire::Anthropic => anthropic::request::body_with(req, sent_model, reasoning),
+            Wire::OpenAi => openai::request::body_with(
+                req,
+                sent_model,
+                self.config.max_completion_tokens,
+                reasoning,
+            ),
+            Wire::Responses => responses::request::body(req, sent_model, reasoning),
         };
         if let (Some(t), Some(obj)) = (self.config.temperature, body.as_object_mut()) {
-            // Anthropic refuses a temperature while extended thinking is on.
-            if !(self.config.wire == Wire::Anthropic && obj.contains_key("thinking")) {
+            // Anthropic refuses a temperature while extended thinking is
+            // on, OpenAI's reasoning models while reasoning is.
+            let thinking = obj.contains_key("thinking") || obj.contains_key("reasoning");
+            if !(wire != Wire::OpenAi && thinking) {
                 obj.insert("temperature".into(), serde_json::json!(t));
             }
         }
         body
+    }
+
+    /// What an HTTP error adds to the provider's message: the model, and for
+    /// a refused credential where the key came from.
+    fn error_context(&self, status: u16, model: &str) -> String {
+        let mut out = format!("model {model}");
+        if matches!(status, 401 | 403) {
+            out.push_str("; ");
+            out.push_str(&self.credential_hint());
+        }
+        out
+    }
+
+    /// Where to fix a refused credential.
+    fn credential_hint(&self) -> String {
+        match &self.config.key_source {
+            KeySource::Env(name) => format!("check {name}"),
+            KeySource::Flag => "check --api-key".to_string(),
+            KeySource::AuthFile(path) => format!(
+                "check the \"{}\" key in {}",
+                self.config.provider,
+                path.display()
+            ),
+            KeySource::None => {
+                match crate::presets::preset(&self.config.provider).and_then(|p| p.key_env) {
+                    Some(name) => format!("no key was sent: set {name} or pass --api-key"),
+                    None => "no key was sent: pass --api-key".to_string(),
+                }
+            }
+        }
     }
 
     /// Stream one request.
@@ -143,6 +215,13 @@ impl Provider {
         cancel: &CancellationToken,
         on_event: &mut (dyn FnMut(StreamEvent) + Send),
     ) -> Result<Completion, ProviderError> {
+        let model = if req.model.is_empty() {
+            self.config.model.as_str()
+        } else {
+            req.model.as_str()
+        };
+        let endpoint = self.endpoint_for(model);
+        let wire = self.config.wire_for(model);
         let body: bytes::Bytes = serde_json::to_vec(&self.request_body(req))
             .map(bytes::Bytes::from)
             .map_err(|e| ProviderError::Config(format!("cannot encode request: {e}")))?;
@@ -157,7 +236,9 @@ impl Provider {
                 max_attempts,
             });
             let mut asm = Assembler::new();
-            let outcome = self.attempt(&body, cancel, &mut asm, on_event).await;
+            let outcome = self
+                .attempt(wire, &endpoint, &body, cancel, &mut asm, on_event)
+                .await;
             let key = self.config.api_key.as_deref();
             let failure = match outcome {
                 Ok(()) => {
@@ -167,7 +248,7 @@ impl Provider {
                 }
                 Err(failure) => failure,
             };
-            let error = failure.error.redacted(key);
+            let error = self.with_context(failure.error, model).redacted(key);
             if error.is_aborted()
                 || asm.started()
                 || !error.is_retryable()
@@ -191,6 +272,25 @@ impl Provider {
         }
     }
 
+    /// An HTTP error with the model (and, for 401/403, where the key came
+    /// from) added to its message.
+    fn with_context(&self, error: ProviderError, model: &str) -> ProviderError {
+        match error {
+            ProviderError::Http {
+                provider,
+                status,
+                message,
+                retryable,
+            } => ProviderError::Http {
+                message: format!("{message} ({})", self.error_context(status, model)),
+                provider,
+                status,
+                retryable,
+            },
+            other => other,
+        }
+    }
+
     fn transport(&self, message: String) -> ProviderError {
         ProviderError::Transport {
             provider: self.config.provider.clone(),
@@ -201,6 +301,8 @@ impl Provider {
     /// One HTTP attempt: send, check the status, decode the stream into `asm`.
     async fn attempt(
         &self,
+        wire: Wire,
+        endpoint: &str,
         body: &bytes::Bytes,
         cancel: &CancellationToken,
         asm: &mut Assembler,
@@ -210,24 +312,27 @@ impl Provider {
         let idle = self.config.idle_timeout;
         let mut builder = self
             .client
-            .post(self.endpoint())
+            .post(endpoint)
             .header("content-type", "application/json")
             .header("accept", "text/event-stream")
             .body(body.clone());
         let key = self.config.api_key.as_deref();
-        builder = match self.config.wire {
-            Wire::Anthropic => {
-                let b = builder.header("anthropic-version", anthropic::API_VERSION);
-                match key {
-                    Some(key) => b.header("x-api-key", key),
-                    None => b,
+        if wire == Wire::Anthropic {
+            builder = builder.header("anthropic-version", anthropic::API_VERSION);
+        }
+        if let Some(key) = key {
+            builder = match (self.config.auth, wire) {
+                (Auth::ApiKeyHeader, _) => builder.header("api-key", key),
+                (Auth::CloudflareGateway, _) => {
+                    builder.header("cf-aig-authorization", format!("Bearer {key}"))
                 }
-            }
-            Wire::OpenAi => match key {
-                Some(key) => b_bearer(builder, key),
-                None => builder,
-            },
-        };
+                (Auth::WireDefault, Wire::Anthropic) => builder.header("x-api-key", key),
+                (Auth::WireDefault, _) => builder.bearer_auth(key),
+            };
+        }
+        for (name, value) in &self.config.headers {
+            builder = builder.header(name.as_str(), value.as_str());
+        }
         let response = tokio::select! {
             _ = cancel.cancelled() => return Err(ProviderError::Aborted.into()),
             sent = tokio::time::timeout(idle, builder.send()) => match sent {
@@ -266,7 +371,7 @@ impl Provider {
             .get(reqwest::header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.trim_start().starts_with("application/json"));
-        let mut decoder = Decoder::new(self.config.wire);
+        let mut decoder = Decoder::new(wire);
         let mut parser = SseParser::new();
         let mut stream = response.bytes_stream();
         if is_json {
@@ -416,8 +521,22 @@ fn json_instead_of_stream(provider: &str, text: &str) -> ProviderError {
     }
 }
 
-fn b_bearer(builder: reqwest::RequestBuilder, key: &str) -> reqwest::RequestBuilder {
-    builder.bearer_auth(key)
+/// The Responses endpoint of a base URL (the Go original's rule): a URL
+/// ending in `/responses` is used as is; one ending in a version segment
+/// (`/v1`, `/v4`...) gets `/responses`; any other gets `/v1/responses`.
+pub fn responses_url(base: &str) -> String {
+    let base = base.trim_end_matches('/');
+    if base.ends_with("/responses") {
+        return base.to_string();
+    }
+    let last = base.rsplit('/').next().unwrap_or("");
+    let versioned =
+        last.len() > 1 && last.starts_with('v') && last[1..].bytes().all(|b| b.is_ascii_digit());
+    if versioned {
+        format!("{base}/responses")
+    } else {
+        format!("{base}/v1/responses")
+    }
 }
 
 /// A reqwest error with its sources (reqwest's top-level text is terse).

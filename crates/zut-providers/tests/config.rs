@@ -216,6 +216,7 @@ fn presets_resolve_base_urls_and_wire() {
         let expected = match wire {
             Wire::Anthropic => format!("{base}/v1/messages"),
             Wire::OpenAi => format!("{base}/chat/completions"),
+            Wire::Responses => format!("{base}/responses"),
         };
         assert_eq!(provider.endpoint(), expected);
         assert_eq!(provider.name(), id);
@@ -224,7 +225,10 @@ fn presets_resolve_base_urls_and_wire() {
     for alias in ["llama.cpp", "llama-cpp", "LlamaCpp"] {
         assert_eq!(preset(alias).map(|p| p.id), Some("llamacpp"));
     }
-    assert_eq!(PRESETS.len(), 9);
+    let mut ids: Vec<&str> = PRESETS.iter().map(|p| p.id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), PRESETS.len(), "preset ids are unique");
 }
 
 #[test]
@@ -339,7 +343,9 @@ fn unknown_provider_lists_the_known_ones() {
 fn reasoning_levels_and_model_flag() {
     assert_eq!(parse_reasoning("off").unwrap(), Reasoning::Off);
     assert_eq!(parse_reasoning("none").unwrap(), Reasoning::Off);
-    assert_eq!(parse_reasoning("minimal").unwrap(), Reasoning::Low);
+    assert_eq!(parse_reasoning("minimal").unwrap(), Reasoning::Minimum);
+    assert_eq!(parse_reasoning("xhigh").unwrap(), Reasoning::XHigh);
+    assert_eq!(parse_reasoning("max").unwrap(), Reasoning::Max);
     assert_eq!(parse_reasoning("LOW").unwrap(), Reasoning::Low);
     assert_eq!(parse_reasoning("medium").unwrap(), Reasoning::Medium);
     assert_eq!(parse_reasoning("high").unwrap(), Reasoning::High);

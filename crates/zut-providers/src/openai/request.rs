@@ -16,7 +16,18 @@ const TOOL_ERROR_PREFIX: &str = "Error: ";
 /// `Error: `); images are `image_url` data URLs;
 /// thinking parts are not sent back; `reasoning_effort` is set when
 /// reasoning is not off.
+#[cfg(test)]
 pub(crate) fn body(req: &Request, model: &str, max_completion_tokens: bool) -> Value {
+    body_with(req, model, max_completion_tokens, req.reasoning)
+}
+
+/// [`body`] with the reasoning level already clamped to the model's.
+pub(crate) fn body_with(
+    req: &Request,
+    model: &str,
+    max_completion_tokens: bool,
+    reasoning: Reasoning,
+) -> Value {
     let mut out = Map::new();
     out.insert("model".into(), json!(model));
     out.insert("stream".into(), json!(true));
@@ -27,11 +38,12 @@ pub(crate) fn body(req: &Request, model: &str, max_completion_tokens: bool) -> V
         "max_tokens"
     };
     out.insert(cap.into(), json!(req.max_tokens.max(1)));
-    let effort = match req.reasoning {
+    // Many compatible servers only accept low / medium / high.
+    let effort = match reasoning {
         Reasoning::Off => None,
-        Reasoning::Low => Some("low"),
+        Reasoning::Minimum | Reasoning::Low => Some("low"),
         Reasoning::Medium => Some("medium"),
-        Reasoning::High => Some("high"),
+        Reasoning::High | Reasoning::XHigh | Reasoning::Max => Some("high"),
     };
     if let Some(effort) = effort {
         out.insert("reasoning_effort".into(), json!(effort));
