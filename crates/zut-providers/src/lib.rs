@@ -30,7 +30,7 @@ pub mod sse;
 mod text;
 pub mod types;
 
-pub use assemble::REDACTED_THINKING_PREFIX;
+pub use assemble::{invalid_args_message, REDACTED_THINKING_PREFIX};
 pub use config::{resolve, Azure, KeySource, ProviderConfig, ProviderOptions, AZURE_AD_TOKEN_ENV};
 pub use decode::parse_stream;
 pub use error::ProviderError;

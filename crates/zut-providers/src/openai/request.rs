@@ -122,7 +122,7 @@ fn push_message(out: &mut Vec<Value>, msg: &Message) {
                     Part::ToolCall { id, name, args } => Some(json!({
                         "id": id,
                         "type": "function",
-                        "function": {"name": name, "arguments": args.to_string()},
+                        "function": {"name": name, "arguments": crate::responses::request::arguments_text(args)},
                     })),
                     _ => None,
                 })
