@@ -33,6 +33,9 @@ pub struct Agent {
     pub(crate) config: AgentConfig,
     pub(crate) transcript: Vec<Message>,
     pub(crate) activated: BTreeSet<String>,
+    /// Activated deferred tool → the first call id of the tool-result
+    /// message that activated it (where Kimi routes load its schema).
+    pub(crate) activation_calls: HashMap<String, String>,
     pub(crate) validators: Validators,
     /// Which extension answered each extension tool call (by call id).
     pub(crate) tool_owners: HashMap<String, String>,
@@ -57,6 +60,7 @@ impl Agent {
             config,
             transcript: Vec::new(),
             activated: BTreeSet::new(),
+            activation_calls: HashMap::new(),
             validators: Validators::default(),
             tool_owners: HashMap::new(),
             system_files: SystemFiles::default(),
@@ -168,6 +172,7 @@ impl Agent {
     pub fn clear(&mut self) {
         self.transcript.clear();
         self.activated.clear();
+        self.activation_calls.clear();
         self.tool_owners.clear();
     }
 
@@ -352,6 +357,14 @@ impl Agent {
                 .difference(&activated_before)
                 .cloned()
                 .collect();
+            if let Some(call_id) = results.content.iter().find_map(|p| match p {
+                Part::ToolResult { call_id, .. } => Some(call_id.clone()),
+                _ => None,
+            }) {
+                for name in &added {
+                    self.activation_calls.insert(name.clone(), call_id.clone());
+                }
+            }
             let persisted = self.persist_message(&results, added);
             self.transcript.push(results);
             if let Err(message) = persisted {
@@ -392,11 +405,12 @@ impl Agent {
                 content: vec![hidden],
             }),
         }
+        let tools = tools.specs_placed(&self.activated, &self.activation_calls, &messages);
         Request {
             model: self.provider.model().to_string(),
             system,
             messages,
-            tools: tools.specs(&self.activated),
+            tools,
             max_tokens: self.config.max_tokens,
             reasoning: self.config.reasoning,
         }

@@ -108,6 +108,13 @@ pub struct ToolSpec {
     pub description: String,
     /// JSON Schema (an object schema) of the arguments.
     pub input_schema: Value,
+    /// For a deferred tool activated by a tool result: the index in
+    /// [`Request::messages`] of the message holding that result. Providers
+    /// with a native deferred-tool format (Kimi K3 on OpenAI-compatible
+    /// routes) load the schema there; the others list it with the rest.
+    /// `None`: an ordinary tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub activated_after: Option<usize>,
 }
 
 /// Reasoning effort requested from the model (`--reasoning`), zut's levels

@@ -189,6 +189,7 @@ mod tests {
                 name: "read".into(),
                 description: "Read a file".into(),
                 input_schema: json!({"type": "object"}),
+                activated_after: None,
             }],
             max_tokens: 1000,
             reasoning: Reasoning::Off,

@@ -205,6 +205,7 @@ mod tests {
                 name: "read".into(),
                 description: "d".into(),
                 input_schema: json!({"type": "object"}),
+                activated_after: None,
             }],
             max_tokens: 100,
             reasoning: Reasoning::High,
