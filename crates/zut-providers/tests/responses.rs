@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use zut_llm_server::{Block, Format, LlmServer, Script, SseFrame, Usage};
 use zut_providers::{
     resolve, Message, Part, Provider, ProviderConfig, ProviderError, ProviderOptions, Reasoning,
-    Role, StopReason, StreamEvent, Usage as ProviderUsage,
+    Role, StopReason, StreamEvent, Usage as ProviderUsage, Wire,
 };
 
 fn responses(server: &LlmServer) -> Provider {
@@ -564,4 +564,36 @@ async fn azure_maps_deployments_versions_and_keys() {
         "/openai/deployments/prod-gpt5/chat/completions?api-version=2024-10-21"
     );
     assert_eq!(sent.header("api-key"), Some("az-key-123456"));
+}
+
+#[test]
+fn every_prefix_and_chunking_of_a_body_decodes_or_fails_cleanly() {
+    let body = Script::reply(
+        Format::Responses,
+        vec![
+            Block::thinking("why \"not\"", "enc=="),
+            Block::text("h\u{e9}llo\n"),
+            Block::tool_call("call_1", "read", r#"{"path":"\u00e9"}"#),
+        ],
+    )
+    .delta_bytes(3)
+    .render_body();
+    let full =
+        zut_providers::parse_stream(Wire::Responses, [body.as_bytes()], &mut |_| {}).unwrap();
+    assert_eq!(full.message.text(), "h\u{e9}llo\n");
+    assert_eq!(full.stop, StopReason::ToolUse);
+    for cut in 0..body.len() {
+        let prefix = &body.as_bytes()[..cut];
+        let result = zut_providers::parse_stream(Wire::Responses, [prefix], &mut |_| {});
+        assert!(
+            result.is_err() || cut + 2 >= body.len(),
+            "cut at {cut} still succeeded"
+        );
+    }
+    for size in [1, 2, 5, 64] {
+        let again =
+            zut_providers::parse_stream(Wire::Responses, body.as_bytes().chunks(size), &mut |_| {})
+                .unwrap();
+        assert_eq!(again, full, "chunks of {size}");
+    }
 }
