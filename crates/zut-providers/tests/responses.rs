@@ -597,3 +597,38 @@ fn every_prefix_and_chunking_of_a_body_decodes_or_fails_cleanly() {
         assert_eq!(again, full, "chunks of {size}");
     }
 }
+
+#[tokio::test]
+async fn rate_limits_and_server_errors_are_retried_before_output() {
+    let server = LlmServer::start().await.unwrap();
+    server.push(
+        Script::status(429)
+            .message("Rate limit reached for gpt-5")
+            .retry_after(1),
+    );
+    server.push(Script::status(500));
+    server.push(Script::responses_text("third time"));
+    let provider = responses(&server);
+    let (result, events) = run(&provider, &request("x")).await;
+    assert_eq!(result.unwrap().message.text(), "third time");
+    let delays: Vec<(u64, String)> = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::RetryScheduled {
+                delay_ms, reason, ..
+            } => Some((*delay_ms, reason.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(delays.len(), 2);
+    assert_eq!(delays[0].0, 1000, "retry-after is honoured exactly");
+    assert_eq!(
+        delays[0].1,
+        "openai-responses: HTTP 429: Rate limit reached for gpt-5 (model test-model)"
+    );
+    assert!(
+        delays[1].1.starts_with("openai-responses: HTTP 500:"),
+        "{}",
+        delays[1].1
+    );
+}
