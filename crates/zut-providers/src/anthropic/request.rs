@@ -126,6 +126,10 @@ fn block(part: &Part, role: Role) -> Option<Value> {
                 return None;
             }
             let signature = signature.as_deref()?;
+            // A Responses reasoning item (another wire's) cannot be replayed here.
+            if signature.starts_with(crate::responses::REASONING_PREFIX) {
+                return None;
+            }
             if let Some(data) = signature.strip_prefix(REDACTED_THINKING_PREFIX) {
                 return Some(json!({"type": "redacted_thinking", "data": data}));
             }
