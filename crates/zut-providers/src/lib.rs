@@ -37,6 +37,9 @@ pub use error::ProviderError;
 pub use presets::{preset, Auth, Preset, Wire, PRESETS};
 pub use provider::{responses_url, Provider};
 pub use reasoning::{parse_reasoning, Clamped};
-pub use responses::REASONING_PREFIX as RESPONSES_REASONING_PREFIX;
+pub use responses::{
+    parse_signature as parse_responses_reasoning, signature as responses_reasoning,
+    REASONING_PREFIX as RESPONSES_REASONING_PREFIX,
+};
 pub use retry::RetryPolicy;
 pub use types::*;

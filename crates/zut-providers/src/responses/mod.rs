@@ -17,13 +17,13 @@ pub(crate) mod stream;
 /// reasoning item (`openai-reasoning:<item id>:<encrypted content>`).
 pub const REASONING_PREFIX: &str = "openai-reasoning:";
 
-/// The signature kept for a reasoning item.
-pub(crate) fn signature(id: &str, encrypted: &str) -> String {
+/// The signature kept for a reasoning item (`id`, `encrypted_content`).
+pub fn signature(id: &str, encrypted: &str) -> String {
     format!("{REASONING_PREFIX}{id}:{encrypted}")
 }
 
 /// The item id and encrypted content of a Responses reasoning signature.
-pub(crate) fn parse_signature(signature: &str) -> Option<(&str, &str)> {
+pub fn parse_signature(signature: &str) -> Option<(&str, &str)> {
     signature.strip_prefix(REASONING_PREFIX)?.split_once(':')
 }
 
