@@ -33,6 +33,9 @@ pub struct Agent {
     pub(crate) config: AgentConfig,
     pub(crate) transcript: Vec<Message>,
     pub(crate) activated: BTreeSet<String>,
+    /// Activated deferred tool → the first call id of the tool-result
+    /// message that activated it (where Kimi routes load its schema).
+    pub(crate) activation_calls: HashMap<String, String>,
     pub(crate) validators: Validators,
     /// Which extension answered each extension tool call (by call id).
     pub(crate) tool_owners: HashMap<String, String>,
@@ -63,6 +66,7 @@ impl Agent {
             config,
             transcript: Vec::new(),
             activated: BTreeSet::new(),
+            activation_calls: HashMap::new(),
             validators: Validators::default(),
             tool_owners: HashMap::new(),
             system_files: SystemFiles::default(),
@@ -175,6 +179,7 @@ impl Agent {
     pub fn clear(&mut self) {
         self.transcript.clear();
         self.activated.clear();
+        self.activation_calls.clear();
         self.tool_owners.clear();
     }
 
@@ -269,7 +274,7 @@ impl Agent {
             let reasoning = self.config.reasoning_events;
             let mode = match self.provider.config().wire {
                 Wire::Anthropic | Wire::Bedrock => "explicit",
-                Wire::OpenAi | Wire::Gemini | Wire::Vertex => "automatic",
+                Wire::OpenAi | Wire::Responses | Wire::Gemini | Wire::Vertex => "automatic",
             };
             let result = {
                 let mut on_event = |ev| {
@@ -360,6 +365,14 @@ impl Agent {
                 .difference(&activated_before)
                 .cloned()
                 .collect();
+            if let Some(call_id) = results.content.iter().find_map(|p| match p {
+                Part::ToolResult { call_id, .. } => Some(call_id.clone()),
+                _ => None,
+            }) {
+                for name in &added {
+                    self.activation_calls.insert(name.clone(), call_id.clone());
+                }
+            }
             let persisted = self.persist_message(&results, added);
             self.transcript.push(results);
             if let Err(message) = persisted {
@@ -400,11 +413,12 @@ impl Agent {
                 content: vec![hidden],
             }),
         }
+        let tools = tools.specs_placed(&self.activated, &self.activation_calls, &messages);
         Request {
             model: self.provider.model().to_string(),
             system,
             messages,
-            tools: tools.specs(&self.activated),
+            tools,
             max_tokens: self.config.max_tokens,
             reasoning: self.config.reasoning,
         }

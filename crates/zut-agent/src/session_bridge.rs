@@ -75,6 +75,19 @@ impl Agent {
         if let Some(snap) = snapshot {
             self.transcript = to_provider(&snap.messages);
             self.activated = snap.activated_tools().into_iter().collect::<BTreeSet<_>>();
+            // Where each was activated (Kimi routes load the schema there).
+            self.activation_calls.clear();
+            for m in &snap.messages {
+                let first_call = m.content.iter().find_map(|b| match b {
+                    Block::ToolResult { call_id, .. } => Some(call_id),
+                    _ => None,
+                });
+                if let Some(call_id) = first_call {
+                    for name in &m.added_tool_names {
+                        self.activation_calls.insert(name.clone(), call_id.clone());
+                    }
+                }
+            }
         }
         // A resumed conversation or a renamed file keeps its title.
         let titled =
@@ -247,13 +260,23 @@ fn part_of(b: &Block) -> Option<Part> {
             mime_type: mime_type.clone(),
             data: data.clone(),
         },
+        // A reasoning id is a Responses reasoning item (the Go original
+        // writes the same row); without one, the signature of Anthropic
+        // thinking.
         Block::Reasoning {
+            reasoning_id,
             summary,
             encrypted_content,
-            ..
         } => Part::Thinking {
             text: summary.clone(),
-            signature: (!encrypted_content.is_empty()).then(|| encrypted_content.clone()),
+            signature: if reasoning_id.is_empty() {
+                (!encrypted_content.is_empty()).then(|| encrypted_content.clone())
+            } else {
+                Some(zut_providers::responses_reasoning(
+                    reasoning_id,
+                    encrypted_content,
+                ))
+            },
         },
         Block::ToolCall {
             id,
@@ -354,11 +377,23 @@ fn block_of(p: &Part) -> Block {
             data: data.clone(),
             thought_signature: String::new(),
         },
-        Part::Thinking { text, signature } => Block::Reasoning {
-            reasoning_id: String::new(),
-            summary: text.clone(),
-            encrypted_content: signature.clone().unwrap_or_default(),
-        },
+        Part::Thinking { text, signature } => {
+            match signature
+                .as_deref()
+                .and_then(zut_providers::parse_responses_reasoning)
+            {
+                Some((id, encrypted)) => Block::Reasoning {
+                    reasoning_id: id.to_string(),
+                    summary: text.clone(),
+                    encrypted_content: encrypted.to_string(),
+                },
+                None => Block::Reasoning {
+                    reasoning_id: String::new(),
+                    summary: text.clone(),
+                    encrypted_content: signature.clone().unwrap_or_default(),
+                },
+            }
+        }
         Part::ToolCall { id, name, args } => Block::ToolCall {
             id: id.clone(),
             name: name.clone(),
@@ -403,6 +438,10 @@ mod tests {
                         text: "hm".into(),
                         signature: Some("sig".into()),
                     },
+                    Part::Thinking {
+                        text: "plan".into(),
+                        signature: Some(zut_providers::responses_reasoning("rs_9", "gAAA==")),
+                    },
                     Part::ToolCall {
                         id: "c1".into(),
                         name: "read".into(),
@@ -421,6 +460,15 @@ mod tests {
         ];
         let rows: Vec<SessionMessage> = msgs.iter().map(from_provider).collect();
         assert_eq!(rows[2].role, zut_session::Role::Tool);
+        // A Responses reasoning item is stored as the Go original stores it.
+        assert_eq!(
+            rows[1].content[1],
+            Block::Reasoning {
+                reasoning_id: "rs_9".into(),
+                summary: "plan".into(),
+                encrypted_content: "gAAA==".into(),
+            }
+        );
         assert_eq!(to_provider(&rows), msgs);
     }
 

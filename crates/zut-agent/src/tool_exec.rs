@@ -54,6 +54,11 @@ impl Agent {
         cancel: &CancellationToken,
         sink: EventSink<'_>,
     ) -> Part {
+        // Arguments that were not JSON (kept raw by the provider): the
+        // model is told and the turn goes on.
+        if let Some(text) = zut_providers::invalid_args_message(name, &args) {
+            return finish(sink, id, true, vec![Part::Text { text }]);
+        }
         let effective = match self.intercept(id, name, &args).await {
             Ok(a) => a,
             Err(reason) => return finish(sink, id, true, vec![Part::Text { text: reason }]),

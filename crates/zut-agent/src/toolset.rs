@@ -124,8 +124,34 @@ impl Toolset {
                 name: e.name.clone(),
                 description: e.description.clone(),
                 input_schema: schema_for_provider(&e.schema),
+                activated_after: None,
             })
             .collect()
+    }
+
+    /// [`Toolset::specs`], with each activated deferred tool's
+    /// `activated_after` set to the message holding the result of the call
+    /// that activated it (`activation_calls`: tool name → call id), when
+    /// that message is still in `messages`.
+    pub fn specs_placed(
+        &self,
+        activated: &BTreeSet<String>,
+        activation_calls: &HashMap<String, String>,
+        messages: &[zut_providers::Message],
+    ) -> Vec<ToolSpec> {
+        let mut specs = self.specs(activated);
+        for spec in &mut specs {
+            let deferred = self.get(&spec.name).is_some_and(|e| e.deferred);
+            let Some(call_id) = activation_calls.get(&spec.name).filter(|_| deferred) else {
+                continue;
+            };
+            spec.activated_after = messages.iter().position(|m| {
+                m.content.iter().any(|p| {
+                    matches!(p, zut_providers::Part::ToolResult { call_id: c, .. } if c == call_id)
+                })
+            });
+        }
+        specs
     }
 
     /// (name, description) pairs for the system prompt: non-deferred tools.

@@ -344,7 +344,7 @@ async fn yolo_emits_nothing_and_no_hook_refuses() {
 
 #[tokio::test]
 async fn reasoning_deltas_only_when_asked_for() {
-    for format in [Format::Anthropic, Format::Openai] {
+    for format in [Format::Anthropic, Format::Openai, Format::Responses] {
         let env = TestEnv::new();
         let server = LlmServer::start().await.unwrap();
         let reply = || {
@@ -363,6 +363,7 @@ async fn reasoning_deltas_only_when_asked_for() {
         let kind = match format {
             Format::Anthropic => "anthropic",
             Format::Openai => "openai-compatible",
+            Format::Responses => "openai-responses",
             other => panic!("not exercised here: {other:?}"),
         };
         let mut a = agent(&env, &server, kind, None);

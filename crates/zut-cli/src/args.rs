@@ -114,7 +114,7 @@ pub struct GlobalArgs {
     /// No language servers: no `lsp` tool, no diagnostics after edits.
     #[arg(long = "no-lsp")]
     pub no_lsp: bool,
-    /// Reasoning effort: off, low, medium or high.
+    /// Reasoning effort: off, minimum, low, medium, high, xhigh or max.
     #[arg(long, value_name = "LEVEL")]
     pub reasoning: Option<String>,
     /// Maximum model calls per prompt.

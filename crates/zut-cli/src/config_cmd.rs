@@ -196,12 +196,7 @@ pub fn list_models(args: &GlobalArgs) -> i32 {
                 let window = model
                     .context_window
                     .or_else(|| zut_agent::compaction::known_context_window(&model.id));
-                let note = match p.api {
-                    zut_config::Api::OpenAiResponses => {
-                        "models.json, openai-responses: not supported yet".to_string()
-                    }
-                    api => format!("models.json, {}", api.as_str()),
-                };
+                let note = format!("models.json, {}", p.api.as_str());
                 rows.push((
                     p.name.clone(),
                     model.id.clone(),

@@ -580,7 +580,46 @@ async fn no_prompt_and_bad_flags_fail_clearly() {
     .await;
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("teleport"), "{}", r.stderr);
+    let r = zut_llm(&env, &server, &["-p", "x", "--reasoning", "extreme"], None).await;
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains(
+            "--reasoning \"extreme\": expected off, minimum, low, medium, high, xhigh or max"
+        ),
+        "{}",
+        r.stderr
+    );
     assert!(server.requests().is_empty());
+}
+
+#[tokio::test]
+async fn every_reasoning_level_is_accepted_and_sent() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    // Anthropic thinking budgets: minimum 1024, xhigh 32768, max the same
+    // as xhigh (the Anthropic wire's top level), `maximum` = xhigh.
+    for (level, budget) in [
+        ("minimum", 1_024),
+        ("xhigh", 32_768),
+        ("max", 32_768),
+        ("maximum", 32_768),
+    ] {
+        server.push(Script::anthropic_text("ok"));
+        let r = zut_llm(
+            &env,
+            &server,
+            &["--no-ext", "-p", "x", "--reasoning", level],
+            None,
+        )
+        .await;
+        assert_eq!(r.code, 0, "{level}: {r:?}");
+        let req = server.requests().pop().unwrap();
+        assert_eq!(
+            req.body["thinking"]["budget_tokens"], budget,
+            "{level}: {}",
+            req.raw_body
+        );
+    }
 }
 
 #[tokio::test]

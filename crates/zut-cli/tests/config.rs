@@ -136,9 +136,8 @@ async fn flag_beats_environment_beats_file() {
         assert!(r.stdout.contains(&want), "want {want:?} in\n{}", r.stdout);
     }
     assert!(
-        r.stdout
-            .contains("providers.resp.api: the OpenAI Responses wire is not supported"),
-        "{}",
+        !r.stdout.contains("not supported"),
+        "the Responses wire is supported: {}",
         r.stdout
     );
 }
@@ -237,13 +236,18 @@ async fn bad_files_fail_clearly_and_send_nothing() {
         assert!(r.stderr.contains(want), "want {want:?}: {r:?}");
     }
     assert_eq!(server.request_count(), 0);
-    // The Responses wire is refused before anything is sent.
+    // A custom provider on the Responses wire.
     let _ = std::fs::remove_file(env.home.join("config.json"));
     write(&env, "models.json", &models_json(&server));
+    server.push(Script::responses_text("from the Responses API"));
     let r = run(cmd(&env, &["--provider", "resp", "-p", "hi"])).await;
-    assert_eq!(r.code, 1, "{r:?}");
-    assert!(r.stderr.contains("providers.resp.api: \"openai-responses\" (the OpenAI Responses API) is not supported by zut yet"), "{r:?}");
-    assert_eq!(server.request_count(), 0);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(r.stdout.contains("from the Responses API"), "{r:?}");
+    assert_eq!(server.request_count(), 1);
+    let sent = server.requests().pop().unwrap();
+    assert_eq!(sent.path, "/v1/responses");
+    assert_eq!(sent.body["model"], "r1");
+    assert_eq!(sent.body["store"], false);
     let r = run(cmd(&env, &["--temperature", "hot", "-p", "hi"])).await;
     assert_eq!(r.code, 1);
     assert!(
@@ -279,5 +283,5 @@ async fn list_models_shows_presets_and_custom_models() {
     assert!(line("my-company", "company-llm").contains("32000"));
     assert!(line("my-company", "company-llm").contains("models.json, openai"));
     assert!(line("my-company", "other").contains(" - "));
-    assert!(line("resp", "r1").contains("not supported yet"));
+    assert!(line("resp", "r1").contains("models.json, openai-responses"));
 }

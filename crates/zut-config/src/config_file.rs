@@ -81,7 +81,7 @@ pub struct ConfigFile {
     pub provider: Option<String>,
     /// `model`.
     pub model: Option<String>,
-    /// `reasoning` (checked: off/none, low/minimal, medium, high).
+    /// `reasoning` (checked: off, minimum, low, medium, high, xhigh, max).
     pub reasoning: Option<String>,
     /// `temperature` (0 to 2).
     pub temperature: Option<f32>,
@@ -152,7 +152,7 @@ impl ConfigFile {
                 ConfigError::key(
                     path,
                     "reasoning",
-                    format!("{r:?} is not a reasoning level (expected off, low, medium or high)"),
+                    format!("{r:?} is not a reasoning level (expected off, minimum, low, medium, high, xhigh or max)"),
                 )
             })?;
         }

@@ -10,13 +10,15 @@
 //! A provider whose name is a preset (`anthropic`, `openai`, ...) adjusts
 //! that preset (its base URL, its models' context windows); any other name
 //! is a custom provider and needs a `baseUrl` (provider-level, or on every
-//! model). Keys zut does not use (`name`, prices, `reasoning`, ...) are
-//! ignored.
+//! model). `headers` (provider level) adds request headers;
+//! `reasoningLevelMap` (model level, e.g. `{"max": "xhigh", "minimum": "low"}`)
+//! remaps zut's reasoning levels for that model. Keys zut does not use
+//! (`name`, prices, `reasoning`, ...) are ignored.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
-use zut_providers::Wire;
+use zut_providers::{Reasoning, Wire};
 
 use crate::error::ConfigError;
 use crate::read::{kind, read_object};
@@ -28,7 +30,7 @@ pub enum Api {
     OpenAi,
     /// `anthropic` (also `anthropic-messages`, `messages`).
     Anthropic,
-    /// `openai-responses` (also `responses`): not supported by zut yet.
+    /// `openai-responses` (also `responses`): the OpenAI Responses API.
     OpenAiResponses,
 }
 
@@ -43,12 +45,12 @@ impl Api {
         }
     }
 
-    /// The wire zut speaks for it (`None`: the Responses API).
+    /// The wire zut speaks for it (`None`: a wire zut does not speak).
     pub fn wire(self) -> Option<Wire> {
         match self {
             Self::OpenAi => Some(Wire::OpenAi),
             Self::Anthropic => Some(Wire::Anthropic),
-            Self::OpenAiResponses => None,
+            Self::OpenAiResponses => Some(Wire::Responses),
         }
     }
 
@@ -73,6 +75,9 @@ pub struct CustomModel {
     pub max_tokens: Option<u32>,
     /// `baseUrl` for this model only.
     pub base_url: Option<String>,
+    /// `reasoningLevelMap`: zut level → level sent (unknown names are
+    /// skipped with a warning, as the Go original does).
+    pub reasoning_level_map: Vec<(Reasoning, Reasoning)>,
 }
 
 /// One provider entry.
@@ -92,6 +97,8 @@ pub struct ProviderEntry {
     pub models: Vec<CustomModel>,
     /// Whether the name is one of zut's presets.
     pub is_preset: bool,
+    /// `headers`: extra request headers, in file order.
+    pub headers: Vec<(String, String)>,
 }
 
 impl ProviderEntry {
@@ -284,12 +291,26 @@ fn parse_provider(
                         "a model needs an id",
                     ));
                 };
+                let mut reasoning_level_map = Vec::new();
+                for (from, to) in string_map(path, m, "reasoningLevelMap", &mat)? {
+                    match (
+                        zut_providers::parse_reasoning(&from),
+                        zut_providers::parse_reasoning(&to),
+                    ) {
+                        (Ok(f), Ok(t)) => reasoning_level_map.push((f, t)),
+                        _ => warnings.push(format!(
+                            "{}: {mat}.reasoningLevelMap: {from:?} → {to:?} is not a pair of reasoning levels (off, minimum, low, medium, high, xhigh, max); entry ignored",
+                            path.display()
+                        )),
+                    }
+                }
                 models.push(CustomModel {
                     id,
                     context_window: opt_count(path, m, "contextWindow", &mat)?,
                     max_tokens: opt_count(path, m, "maxTokens", &mat)?
                         .map(|n| u32::try_from(n).unwrap_or(u32::MAX)),
                     base_url: opt_string(path, m, "baseUrl", &mat)?,
+                    reasoning_level_map,
                 });
             }
         }
@@ -314,6 +335,7 @@ fn parse_provider(
             ),
         ));
     }
+    let headers = string_map(path, obj, "headers", &at)?;
     Ok(ProviderEntry {
         name: name.to_string(),
         base_url,
@@ -322,7 +344,36 @@ fn parse_provider(
         no_auth,
         models,
         is_preset,
+        headers,
     })
+}
+
+/// An optional object of strings (`headers`, `reasoningLevelMap`), in file order.
+fn string_map(
+    path: &Path,
+    obj: &Map<String, Value>,
+    key: &str,
+    at: &str,
+) -> Result<Vec<(String, String)>, ConfigError> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Object(map)) => map
+            .iter()
+            .map(|(k, v)| match v {
+                Value::String(s) => Ok((k.clone(), s.clone())),
+                other => Err(ConfigError::key(
+                    path,
+                    format!("{at}.{key}.{k}"),
+                    format!("expected a string, found {}", kind(other)),
+                )),
+            })
+            .collect(),
+        Some(v) => Err(ConfigError::key(
+            path,
+            format!("{at}.{key}"),
+            format!("expected an object of strings, found {}", kind(v)),
+        )),
+    }
 }
 
 #[cfg(test)]
@@ -362,7 +413,8 @@ mod tests {
                 id: "m2".into(),
                 context_window: Some(128_000),
                 max_tokens: Some(32_000),
-                base_url: None
+                base_url: None,
+                reasoning_level_map: Vec::new(),
             }
         );
         let gw = f.provider("gw").unwrap();
@@ -415,6 +467,37 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(f.providers[0].api, Api::OpenAiResponses);
-        assert_eq!(Api::OpenAiResponses.wire(), None);
+        assert_eq!(Api::OpenAiResponses.wire(), Some(Wire::Responses));
+        let f = load(
+            r#"{"providers": {"r": {"baseUrl": "http://a", "headers": {"X-Title": "zut", "HTTP-Referer": "https://x"},
+                "models": [{"id": "m", "reasoningLevelMap": {"max": "xhigh", "minimum": "LOW", "huge": "high"}}]}}}"#,
+        )
+        .unwrap()
+        .unwrap();
+        let r = &f.providers[0];
+        let mut headers = r.headers.clone();
+        headers.sort();
+        assert_eq!(
+            headers,
+            vec![
+                ("HTTP-Referer".to_string(), "https://x".to_string()),
+                ("X-Title".to_string(), "zut".to_string())
+            ]
+        );
+        assert_eq!(
+            r.models[0].reasoning_level_map,
+            vec![
+                (Reasoning::Max, Reasoning::XHigh),
+                (Reasoning::Minimum, Reasoning::Low)
+            ]
+        );
+        assert!(f.warnings[0].contains("\"huge\""), "{:?}", f.warnings);
+        let e = load(r#"{"providers": {"r": {"baseUrl": "http://a", "headers": {"X": 1}}}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("providers.r.headers.X: expected a string, found a number"),
+            "{e}"
+        );
     }
 }

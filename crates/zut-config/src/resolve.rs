@@ -10,7 +10,7 @@ use zut_providers::{KeySource, ProviderConfig, ProviderOptions, Reasoning};
 
 use crate::config_file::ConfigFile;
 use crate::error::ConfigError;
-use crate::models_file::{Api, CustomModel, ModelsFile, ProviderEntry};
+use crate::models_file::{CustomModel, ModelsFile, ProviderEntry};
 use crate::settings::{Origin, Setting, Settings};
 
 /// The flags that take part in resolution (`None`: not given).
@@ -113,7 +113,7 @@ pub fn resolve(
     let reasoning = if let Some(r) = flag(&flags.reasoning) {
         let level = zut_providers::parse_reasoning(&r).map_err(|_| {
             ConfigError::other(format!(
-                "--reasoning {r:?}: expected off, low, medium or high"
+                "--reasoning {r:?}: expected off, minimum, low, medium, high, xhigh or max"
             ))
         })?;
         Setting::new(level, Origin::Flag("--reasoning"))
@@ -204,21 +204,10 @@ pub fn resolve(
         Some(b) => Setting::new(b, cfg_origin("terminal_alerts_enabled")),
         None => Setting::new(true, Origin::Default(String::new())),
     };
-    let mut warnings = models
+    let warnings = models
         .as_ref()
         .map(|m| m.warnings.clone())
         .unwrap_or_default();
-    if let Some(m) = &models {
-        for p in &m.providers {
-            if p.api == Api::OpenAiResponses {
-                warnings.push(format!(
-                    "{}: providers.{}.api: the OpenAI Responses wire is not supported by zut yet; this provider cannot be used",
-                    m.path.display(),
-                    p.name
-                ));
-            }
-        }
-    }
     Ok(Settings {
         config_file: config,
         models_file: models,
@@ -321,8 +310,7 @@ fn custom_provider(
         part.provider = Err(ConfigError::key(
             models_path,
             format!("providers.{}.api", entry.name),
-            "\"openai-responses\" (the OpenAI Responses API) is not supported by zut yet; \
-             use \"openai\" if the server also offers chat completions",
+            format!("{:?} is not a wire zut speaks", entry.api.as_str()),
         ));
         return part;
     };
@@ -404,6 +392,10 @@ fn custom_provider(
             c.provider = entry.name.clone();
             c.wire = wire;
             c.max_completion_tokens = false;
+            c.headers = entry.headers.clone();
+            c.reasoning_map = model_entry
+                .map(|(_, m, _)| m.reasoning_level_map.clone())
+                .unwrap_or_default();
             c.key_source = match &origin {
                 Origin::Flag(_) => KeySource::Flag,
                 Origin::Env(n) => KeySource::Env(n.clone()),
@@ -562,18 +554,26 @@ fn preset_provider(
     if let Some(entry) = models.and_then(|m| m.provider(&cfg.provider)) {
         if entry.api_given {
             match entry.api.wire() {
-                Some(w) => cfg.wire = w,
+                Some(w) => {
+                    cfg.wire = w;
+                    // An explicit api wins over the preset's per-model routing.
+                    cfg.responses_models.clear();
+                }
                 None => {
                     part.provider = Err(ConfigError::key(
                         &models_path,
                         format!("providers.{}.api", entry.name),
-                        "\"openai-responses\" (the OpenAI Responses API) is not supported by zut yet",
+                        format!("{:?} is not a wire zut speaks", entry.api.as_str()),
                     ));
                     return part;
                 }
             }
         }
+        cfg.headers = entry.headers.clone();
         let idx = entry.models.iter().position(|m| m.id == cfg.model);
+        if let Some(i) = idx {
+            cfg.reasoning_map = entry.models[i].reasoning_level_map.clone();
+        }
         (part.model_entry_window, part.model_entry_max) =
             entry_limits(idx.map(|i| (entry, &entry.models[i], i)), &models_path);
     }

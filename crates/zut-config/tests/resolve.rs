@@ -128,38 +128,59 @@ fn custom_key_from_auth_json_and_no_auth() {
 }
 
 #[test]
-fn responses_api_is_refused_clearly() {
+fn responses_api_headers_and_reasoning_map_are_used() {
     let h = home();
-    write(h.path(), "models.json", MODELS);
+    write(
+        h.path(),
+        "models.json",
+        r#"{"providers": {
+  "resp": {"baseUrl": "http://r/v1", "api": "openai-responses",
+           "headers": {"X-Team": "core"},
+           "models": [{"id": "x", "reasoningLevelMap": {"max": "high"}}]},
+  "openai": {"api": "openai-responses", "headers": {"OpenAI-Organization": "org-1"},
+             "models": [{"id": "gpt-5", "reasoningLevelMap": {"minimum": "minimum"}}]}
+}}"#,
+    );
     let s = run(
         h.path(),
         &Flags {
             provider: Some("resp".into()),
+            reasoning: Some("max".into()),
             ..Default::default()
         },
-        &[],
+        &[("RESP_API_KEY", "k")],
     )
     .unwrap();
-    let e = s.provider.unwrap_err().to_string();
-    assert!(
-        e.contains("models.json: providers.resp.api: \"openai-responses\""),
-        "{e}"
-    );
-    assert!(e.contains("not supported by zut yet"), "{e}");
-    // Not selected: a warning only.
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    let p = s.provider.unwrap();
+    assert_eq!(p.wire, Wire::Responses);
+    assert_eq!(p.headers, vec![("X-Team".to_string(), "core".to_string())]);
+    assert_eq!(p.reasoning_map, vec![(Reasoning::Max, Reasoning::High)]);
+    assert_eq!(p.reasoning, Reasoning::Max);
+    assert_eq!(p.clamp_reasoning(Reasoning::Max).level, Reasoning::High);
+
+    // A preset switched to the Responses API explicitly, for every model.
     let s = run(
         h.path(),
         &Flags {
-            provider: Some("gw".into()),
+            provider: Some("openai".into()),
             ..Default::default()
         },
-        &[],
+        &[("OPENAI_API_KEY", "k")],
     )
     .unwrap();
-    assert!(
-        s.warnings.iter().any(|w| w.contains("providers.resp.api")),
-        "{:?}",
-        s.warnings
+    let p = s.provider.unwrap();
+    assert_eq!(
+        (p.wire, p.wire_for("gpt-4o")),
+        (Wire::Responses, Wire::Responses)
+    );
+    assert_eq!(
+        p.headers,
+        vec![("OpenAI-Organization".to_string(), "org-1".to_string())]
+    );
+    assert_eq!(
+        p.clamp_reasoning(Reasoning::Minimum).level,
+        Reasoning::Minimum
     );
 }
 

@@ -3,7 +3,8 @@
 //! [`LlmServer`] is a real HTTP/1.1 server on `127.0.0.1` (random port). Each
 //! request it receives is recorded ([`RecordedRequest`]) and answered with the
 //! next queued [`Script`]: an SSE stream in the exact wire format of the
-//! Anthropic Messages API or of OpenAI chat completions, or an injected
+//! Anthropic Messages API, of OpenAI chat completions or of the OpenAI
+//! Responses API, or an injected
 //! failure (HTTP error status with `retry-after`, a stream cut in the middle,
 //! malformed SSE, a delay or a hang).
 //!
@@ -17,6 +18,7 @@ mod bedrock;
 mod body;
 mod gemini;
 mod render;
+mod responses;
 mod script;
 mod server;
 

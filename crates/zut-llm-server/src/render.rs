@@ -35,6 +35,14 @@ pub(crate) fn frames_for(script: &Script, include_usage: bool) -> Vec<String> {
                     *interleave,
                     include_usage,
                 ),
+                Format::Responses => {
+                    crate::responses::reply(blocks, stop.as_deref(), usage, &|text: &str| {
+                        pieces(text, delta)
+                            .into_iter()
+                            .map(str::to_string)
+                            .collect()
+                    })
+                }
                 Format::Gemini => crate::gemini::frames(blocks, stop.as_deref(), usage, delta),
                 Format::Bedrock => {
                     return crate::bedrock::frames(blocks, stop.as_deref(), usage, delta)

@@ -14,6 +14,8 @@ pub enum Format {
     Gemini,
     /// Amazon Bedrock Converse-Stream binary event-stream frames.
     Bedrock,
+    /// OpenAI Responses API events (`src/responses.rs`).
+    Responses,
 }
 
 /// One content block of a scripted assistant reply.
@@ -285,6 +287,7 @@ impl Script {
                 crate::bedrock::EventFrame::event("messageStart", "{\"role\":\"assistant\"}"),
                 crate::bedrock::EventFrame::event("contentBlockDelta", "{\"contentBlockIndex\":0,\"delta\":{\"text\":\"oops"),
             ]),
+            Format::Responses => Self::responses_malformed(),
         }
     }
 

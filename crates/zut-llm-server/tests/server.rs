@@ -755,3 +755,73 @@ async fn binary_quiet_and_prerender_flags() {
     assert!(stderr.contains("pre-rendered"), "{stderr}");
     assert!(!stderr.contains("POST"), "quiet: no request log: {stderr}");
 }
+
+#[tokio::test]
+async fn responses_format_over_http() {
+    let server = LlmServer::start().await.unwrap();
+    let script: Script = serde_json::from_value(json!({
+        "body": {"kind": "reply", "format": "responses",
+                 "blocks": [{"type": "thinking", "text": "hmm", "signature": "enc"},
+                            {"type": "text", "text": "hello"},
+                            {"type": "tool_call", "id": "call_1", "name": "read", "args": "{\"a\":1}"}],
+                 "usage": {"input": 7, "output": 3, "cache_read": 2, "reasoning": 1}},
+        "delta_bytes": 2
+    }))
+    .unwrap();
+    server.push(script);
+    server.push(Script::responses_error_event("server_error", "boom"));
+    server.push(Script::responses_failed("invalid_prompt", "bad"));
+    let reply = send(&server, "/v1/responses", &[], r#"{"stream":true}"#).await;
+    assert_eq!(reply.status, 200);
+    let frames = reply.json_frames();
+    for (i, (event, data)) in frames.iter().enumerate() {
+        assert_eq!(event.as_deref(), data["type"].as_str(), "frame {i}");
+        assert_eq!(data["sequence_number"], i);
+    }
+    let types: Vec<&str> = frames
+        .iter()
+        .map(|(_, d)| d["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        types[..3],
+        [
+            "response.created",
+            "response.in_progress",
+            "response.output_item.added"
+        ]
+    );
+    let text: String = frames
+        .iter()
+        .filter(|(_, d)| d["type"] == "response.output_text.delta")
+        .map(|(_, d)| d["delta"].as_str().unwrap())
+        .collect();
+    assert_eq!(text, "hello");
+    let args: Vec<&str> = frames
+        .iter()
+        .filter(|(_, d)| d["type"] == "response.function_call_arguments.delta")
+        .map(|(_, d)| d["delta"].as_str().unwrap())
+        .collect();
+    assert_eq!(args, vec!["{\"", "a\"", ":1", "}"]);
+    let (_, last) = frames.last().unwrap();
+    assert_eq!(last["type"], "response.completed");
+    assert_eq!(last["response"]["usage"]["input_tokens"], 9);
+    assert_eq!(
+        last["response"]["usage"]["output_tokens_details"]["reasoning_tokens"],
+        1
+    );
+    assert_eq!(last["response"]["output"][0]["encrypted_content"], "enc");
+
+    let reply = send(&server, "/v1/responses", &[], "{}").await;
+    let (_, last) = reply.json_frames().pop().unwrap();
+    assert_eq!(
+        last,
+        json!({"type": "error", "sequence_number": 2, "code": "server_error", "message": "boom", "param": null})
+    );
+    let reply = send(&server, "/v1/responses", &[], "{}").await;
+    let (_, last) = reply.json_frames().pop().unwrap();
+    assert_eq!(last["response"]["status"], "failed");
+    assert_eq!(
+        last["response"]["error"],
+        json!({"code": "invalid_prompt", "message": "bad"})
+    );
+}

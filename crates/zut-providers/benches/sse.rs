@@ -66,6 +66,7 @@ fn bench(c: &mut Criterion) {
     let formats = [
         ("anthropic", Format::Anthropic, Wire::Anthropic),
         ("openai", Format::Openai, Wire::OpenAi),
+        ("responses", Format::Responses, Wire::Responses),
     ];
 
     let mut group = c.benchmark_group("decode");
@@ -144,6 +145,7 @@ fn bench(c: &mut Criterion) {
         let (preset, base) = match format {
             Format::Anthropic => ("anthropic", server.url()),
             Format::Openai => ("openai-compatible", server.openai_base_url()),
+            Format::Responses => ("openai-responses", server.openai_base_url()),
             // Benchmarked in `benches/cloud.rs`.
             other => panic!("not an SSE chat format: {other:?}"),
         };

@@ -201,7 +201,18 @@ impl Assembler {
                         Err(e) if self.stop == Some(StopReason::Length) => {
                             tracing::debug!(%e, "dropping tool call truncated by the output limit");
                         }
-                        Err(e) => return Err(e),
+                        // Not JSON: the call is kept with its raw text as a
+                        // string, so the turn goes on and the tool runner
+                        // tells the model (see [`invalid_args_message`]).
+                        // Requests send such arguments back as `{}`.
+                        Err(e) => {
+                            tracing::debug!(%e, "tool call arguments are not JSON");
+                            content.push(Part::ToolCall {
+                                id,
+                                name,
+                                args: Value::String(args),
+                            });
+                        }
                     }
                 }
             }
@@ -221,6 +232,27 @@ impl Assembler {
             usage: self.usage,
         })
     }
+}
+
+/// The message a model gets for a tool call whose arguments were not JSON
+/// (kept by the providers as a [`Value::String`] of the raw text), or
+/// `None` when `args` is not such a call's.
+pub fn invalid_args_message(name: &str, args: &Value) -> Option<String> {
+    let Value::String(raw) = args else {
+        return None;
+    };
+    let why = match serde_json::from_str::<Value>(raw) {
+        Err(e) => e.to_string(),
+        Ok(_) => "not an object".to_string(),
+    };
+    let mut shown: String = raw.chars().take(500).collect();
+    if shown.len() < raw.len() {
+        shown.push('…');
+    }
+    Some(format!(
+        "the arguments of this call to \"{name}\" are not valid JSON ({why}); nothing was run. \
+         Arguments received: {shown}\nCall the tool again with a JSON object."
+    ))
 }
 
 /// Parse streamed tool arguments: empty means `{}`.

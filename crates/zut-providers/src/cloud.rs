@@ -9,10 +9,10 @@ use std::time::SystemTime;
 use serde_json::Value;
 
 use crate::bedrock::credentials::{BedrockAuth, BedrockCredentials};
-use crate::config::{KeySource, ProviderConfig};
+use crate::config::ProviderConfig;
 use crate::error::ProviderError;
 use crate::presets::Wire;
-use crate::types::Request;
+use crate::types::{Reasoning, Request};
 use crate::vertex::auth::VertexAuth;
 use crate::{anthropic, bedrock, gemini, vertex};
 
@@ -47,15 +47,6 @@ impl CloudAuth {
                 BedrockCredentials::Keys { .. } => None,
             },
         }
-    }
-}
-
-/// A second key variable read when the preset's own is unset
-/// (`GOOGLE_API_KEY` after `GEMINI_API_KEY`, as the Go original).
-pub(crate) fn fallback_key_env(preset: &str) -> Option<&'static str> {
-    match preset {
-        "google" => Some("GOOGLE_API_KEY"),
-        _ => None,
     }
 }
 
@@ -124,16 +115,25 @@ pub(crate) fn endpoint(config: &ProviderConfig, model: &str) -> String {
 }
 
 /// The request body of a cloud wire.
+///
+/// `reasoning` is the request's level already clamped to the model's
+/// levels ([`ProviderConfig::clamp_reasoning_for`]).
 pub(crate) fn body(
     config: &ProviderConfig,
     req: &Request,
     model: &str,
+    reasoning: Reasoning,
 ) -> Result<Value, ProviderError> {
     match stream_wire(config.wire, model) {
-        Wire::Bedrock => Ok(bedrock::request::body(req, model, config.temperature)),
+        Wire::Bedrock => Ok(bedrock::request::body(
+            req,
+            model,
+            config.temperature,
+            reasoning,
+        )),
         Wire::Anthropic => {
             // Claude on Vertex: the Messages body with the model in the URL.
-            let mut body = anthropic::request::body(req, model);
+            let mut body = anthropic::request::body_with(req, model, reasoning);
             if let Some(obj) = body.as_object_mut() {
                 obj.remove("model");
                 obj.insert("anthropic_version".into(), vertex::ANTHROPIC_VERSION.into());
@@ -143,7 +143,7 @@ pub(crate) fn body(
             }
             Ok(body)
         }
-        _ => gemini::request::body(&config.provider, req, model, config.temperature),
+        _ => gemini::request::body(&config.provider, req, model, config.temperature, reasoning),
     }
 }
 
@@ -229,8 +229,10 @@ pub(crate) fn accept(wire: Wire) -> &'static str {
     }
 }
 
-/// A cloud wire's HTTP error message made actionable: Bedrock clock skew,
-/// and for 400/401/403 about keys or credentials the place to fix them.
+/// A cloud wire's HTTP error message made actionable: Google's error
+/// arrays, Bedrock clock skew, and for refused Vertex or Bedrock
+/// credentials where they came from. (A refused Gemini key is named by
+/// the provider's `credential_hint`, as on every key-based wire.)
 pub(crate) fn explain_http_error(config: &ProviderConfig, status: u16, message: String) -> String {
     // Google answers some errors with a JSON array of error objects.
     let message = match config.wire {
@@ -243,20 +245,6 @@ pub(crate) fn explain_http_error(config: &ProviderConfig, status: u16, message: 
         }
         (Some(CloudAuth::Vertex(v)), _) if matches!(status, 401 | 403) => {
             format!("{message} — check the credentials from {}", v.source)
-        }
-        (_, Wire::Gemini) => {
-            let about_key = matches!(status, 401 | 403)
-                || (status == 400 && message.to_ascii_lowercase().contains("api key"));
-            if !about_key {
-                return message;
-            }
-            let source = match &config.key_source {
-                KeySource::Env(name) => name.clone(),
-                KeySource::Flag => "--api-key".to_string(),
-                KeySource::AuthFile(path) => path.display().to_string(),
-                KeySource::None => "GEMINI_API_KEY".to_string(),
-            };
-            format!("{message} — check the API key from {source}")
         }
         _ => message,
     }

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use crate::credentials;
 use crate::error::ProviderError;
-use crate::presets::{preset, preset_names, Preset, Wire};
+use crate::presets::{preset, preset_names, Auth, Preset, Wire};
+use crate::reasoning::parse_reasoning;
 use crate::retry::RetryPolicy;
 use crate::types::Reasoning;
 
@@ -93,6 +94,55 @@ pub struct ProviderConfig {
     /// Credentials, project and region of `google-vertex` and
     /// `amazon-bedrock` (`None` for the other providers).
     pub cloud: Option<crate::cloud::CloudAuth>,
+    /// How the key is sent (the preset's; Azure with an Entra ID token: the
+    /// wire's bearer header).
+    pub auth: Auth,
+    /// Extra request headers (models.json `headers`). Values are never
+    /// shown by `Debug`: they may hold credentials.
+    pub headers: Vec<(String, String)>,
+    /// Per-model `reasoningLevelMap` (models.json): level → level sent.
+    pub reasoning_map: Vec<(Reasoning, Reasoning)>,
+    /// Azure OpenAI addressing, for the Azure presets.
+    pub azure: Option<Azure>,
+    /// Models sent to the Responses API although `wire` is chat
+    /// completions (the preset's Responses-only models; empty when
+    /// models.json chose the `api` explicitly).
+    pub responses_models: Vec<String>,
+}
+
+/// Azure OpenAI addressing: deployments and `api-version`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Azure {
+    /// `api-version` query value (`AZURE_OPENAI_API_VERSION`; default `v1`
+    /// for Responses, `2024-10-21` for chat completions).
+    pub api_version: String,
+    /// Model id → deployment name (`AZURE_OPENAI_DEPLOYMENT_NAME_MAP`,
+    /// `model=deployment` pairs separated by commas); unmapped models are
+    /// their own deployment.
+    pub deployments: Vec<(String, String)>,
+}
+
+impl Azure {
+    /// The deployment serving `model`.
+    pub fn deployment<'a>(&'a self, model: &'a str) -> &'a str {
+        self.deployments
+            .iter()
+            .find(|(m, _)| m == model)
+            .map_or(model, |(_, d)| d.as_str())
+    }
+
+    /// Parses `AZURE_OPENAI_DEPLOYMENT_NAME_MAP` (`gpt-5=prod-gpt5,o3=o3`);
+    /// malformed pairs are skipped.
+    pub fn parse_deployments(text: &str) -> Vec<(String, String)> {
+        text.split(',')
+            .filter_map(|pair| {
+                let (model, deployment) = pair.split_once('=')?;
+                let (model, deployment) = (model.trim(), deployment.trim());
+                (!model.is_empty() && !deployment.is_empty())
+                    .then(|| (model.to_string(), deployment.to_string()))
+            })
+            .collect()
+    }
 }
 
 impl std::fmt::Debug for ProviderConfig {
@@ -110,6 +160,14 @@ impl std::fmt::Debug for ProviderConfig {
             .field("idle_timeout", &self.idle_timeout)
             .field("temperature", &self.temperature)
             .field("cloud", &self.cloud)
+            .field("auth", &self.auth)
+            .field(
+                "headers",
+                &self.headers.iter().map(|(k, _)| k).collect::<Vec<_>>(),
+            )
+            .field("reasoning_map", &self.reasoning_map)
+            .field("azure", &self.azure)
+            .field("responses_models", &self.responses_models)
             .finish()
     }
 }
@@ -142,7 +200,32 @@ impl ProviderConfig {
             max_completion_tokens: p.max_completion_tokens,
             temperature: None,
             cloud: None,
+            auth: p.auth,
+            headers: Vec::new(),
+            reasoning_map: Vec::new(),
+            azure: p.azure.then(|| Azure {
+                api_version: default_azure_version(p.wire).to_string(),
+                deployments: Vec::new(),
+            }),
+            responses_models: p.responses_models.iter().map(|m| m.to_string()).collect(),
         })
+    }
+
+    /// The wire a request for `model` goes to: `wire`, except for the
+    /// preset's Responses-only models.
+    pub fn wire_for(&self, model: &str) -> Wire {
+        if self.wire == Wire::OpenAi && self.responses_models.iter().any(|m| m == model) {
+            Wire::Responses
+        } else {
+            self.wire
+        }
+    }
+}
+
+fn default_azure_version(wire: Wire) -> &'static str {
+    match wire {
+        Wire::Responses => "v1",
+        _ => "2024-10-21",
     }
 }
 
@@ -187,19 +270,6 @@ fn lookup(name: &str) -> Result<&'static Preset, ProviderError> {
             preset_names()
         ))
     })
-}
-
-/// Parse a `--reasoning` value.
-pub fn parse_reasoning(value: &str) -> Result<Reasoning, ProviderError> {
-    match value.trim().to_ascii_lowercase().as_str() {
-        "off" | "none" | "false" | "0" => Ok(Reasoning::Off),
-        "minimal" | "low" => Ok(Reasoning::Low),
-        "medium" | "on" | "true" => Ok(Reasoning::Medium),
-        "high" | "max" => Ok(Reasoning::High),
-        other => Err(ProviderError::Config(format!(
-            "invalid reasoning level {other:?} (expected off, low, medium or high)"
-        ))),
-    }
 }
 
 fn non_empty(value: Option<String>) -> Option<String> {
@@ -259,11 +329,16 @@ pub fn resolve(
     // Vertex and Bedrock: credentials, project and region (their base URL
     // depends on the region).
     let cloud = crate::cloud::resolve(preset.id, non_empty(opts.api_key.clone()).as_deref(), &env)?;
-    let base_url = match base_url
+    let keyed = preset.key_env.and_then(env).is_some();
+    let base_url = base_url
+        .or_else(|| preset.azure.then(|| env("AZURE_OPENAI_BASE_URL")).flatten())
+        .or_else(|| preset.keyed_base_url.filter(|_| keyed).map(str::to_string))
         .or(preset.base_url.map(str::to_string))
-        .or_else(|| cloud.as_ref().map(crate::cloud::default_base_url))
-    {
-        Some(url) => url.trim_end_matches('/').to_string(),
+        .or_else(|| cloud.as_ref().map(crate::cloud::default_base_url));
+    let base_url = match base_url {
+        Some(url) => fill_placeholders(preset.id, &url, &env)?
+            .trim_end_matches('/')
+            .to_string(),
         None => {
             return Err(ProviderError::Config(format!(
                 "provider {} needs --base-url (e.g. http://localhost:8080/v1)",
@@ -287,10 +362,9 @@ pub fn resolve(
 
     let (api_key, key_source) = if let Some(key) = non_empty(opts.api_key.clone()) {
         (Some(key), KeySource::Flag)
-    } else if let Some((name, key)) = preset
-        .key_env
+    } else if let Some((name, key)) = [preset.key_env, preset.alt_key_env]
         .into_iter()
-        .chain(crate::cloud::fallback_key_env(preset.id))
+        .flatten()
         .find_map(|name| env(name).map(|key| (name, key)))
     {
         (Some(key), KeySource::Env(name.to_string()))
@@ -307,20 +381,39 @@ pub fn resolve(
             None => (None, KeySource::None),
         }
     };
+    // Vertex and Bedrock: their API key or bearer token is the key (so
+    // errors are scrubbed of it).
     let (api_key, key_source) = match (api_key, cloud.as_ref().and_then(|c| c.secret())) {
         (None, Some((secret, source))) if source != "--api-key" => {
             (Some(secret), KeySource::Env(source))
         }
         (key, _) => (key, key_source),
     };
+    // Azure: an Entra ID token when no resource key was found.
+    let mut auth_style = preset.auth;
+    let (api_key, key_source) = match (api_key, preset.azure) {
+        (None, true) => match env(AZURE_AD_TOKEN_ENV) {
+            Some(token) => {
+                auth_style = Auth::WireDefault;
+                (Some(token), KeySource::Env(AZURE_AD_TOKEN_ENV.to_string()))
+            }
+            None => (None, key_source),
+        },
+        (key, _) => (key, key_source),
+    };
     if api_key.is_none() && preset.key_required {
-        let env_hint = preset
+        let mut env_hint = preset
             .key_env
-            .map(|name| match crate::cloud::fallback_key_env(preset.id) {
+            .map(|name| match preset.alt_key_env {
                 Some(other) => format!("set {name} (or {other}), "),
                 None => format!("set {name}, "),
             })
             .unwrap_or_default();
+        if preset.azure {
+            env_hint = format!(
+                "set AZURE_OPENAI_API_KEY (or an Entra ID token in {AZURE_AD_TOKEN_ENV}), "
+            );
+        }
         return Err(ProviderError::Config(format!(
             "no API key for provider {}: {env_hint}pass --api-key, or add {{\"{}\": {{\"api_key\": \"...\"}}}} to {}",
             preset.id,
@@ -351,7 +444,59 @@ pub fn resolve(
         max_completion_tokens: preset.max_completion_tokens,
         temperature: None,
         cloud,
+        auth: auth_style,
+        headers: Vec::new(),
+        reasoning_map: Vec::new(),
+        azure: preset.azure.then(|| Azure {
+            api_version: env("AZURE_OPENAI_API_VERSION")
+                .unwrap_or_else(|| default_azure_version(preset.wire).to_string()),
+            deployments: env("AZURE_OPENAI_DEPLOYMENT_NAME_MAP")
+                .map(|m| Azure::parse_deployments(&m))
+                .unwrap_or_default(),
+        }),
+        responses_models: preset
+            .responses_models
+            .iter()
+            .map(|m| m.to_string())
+            .collect(),
     })
+}
+
+/// The variable holding an Azure OpenAI Entra ID (bearer) token, used when
+/// no resource key is set.
+pub const AZURE_AD_TOKEN_ENV: &str = "AZURE_OPENAI_AD_TOKEN";
+
+/// Replaces each `{VARIABLE}` of a preset's base URL with the variable's
+/// value (Cloudflare's account and gateway ids, Azure's resource name); a
+/// missing variable is an error naming it.
+fn fill_placeholders(
+    provider: &str,
+    url: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, ProviderError> {
+    let mut out = String::with_capacity(url.len());
+    let mut rest = url;
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}') else {
+            break;
+        };
+        let name = &rest[open + 1..open + close];
+        let value = env(name).ok_or_else(|| {
+            let extra = if name == "AZURE_OPENAI_RESOURCE_NAME" {
+                " (or AZURE_OPENAI_BASE_URL)"
+            } else {
+                ""
+            };
+            ProviderError::Config(format!(
+                "provider {provider} needs {name}{extra} to build its URL ({url}): set it, or pass --base-url"
+            ))
+        })?;
+        out.push_str(&rest[..open]);
+        out.push_str(value.trim());
+        rest = &rest[open + close + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
 }
 
 /// Whether `preset` exists (re-exported helper for CLI validation).

@@ -6,7 +6,7 @@ use crate::framing::Framer;
 use crate::presets::Wire;
 use crate::sse::SseEventRef;
 use crate::types::{Completion, StreamEvent};
-use crate::{anthropic, bedrock, gemini, openai};
+use crate::{anthropic, bedrock, gemini, openai, responses};
 
 /// Whether the stream is finished.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +24,7 @@ pub(crate) enum Decoder {
     OpenAi(openai::stream::Decoder),
     Gemini(gemini::stream::Decoder),
     Bedrock(bedrock::stream::Decoder),
+    Responses(responses::stream::Decoder),
 }
 
 impl Decoder {
@@ -35,6 +36,7 @@ impl Decoder {
             // decoded as `Wire::Anthropic`, see `cloud::stream_wire`).
             Wire::Gemini | Wire::Vertex => Decoder::Gemini(gemini::stream::Decoder::new()),
             Wire::Bedrock => Decoder::Bedrock(bedrock::stream::Decoder::new()),
+            Wire::Responses => Decoder::Responses(responses::stream::Decoder::new()),
         }
     }
 
@@ -50,6 +52,7 @@ impl Decoder {
             Decoder::OpenAi(d) => d.event(provider, sse, asm, emit),
             Decoder::Gemini(d) => d.event(provider, sse, asm, emit),
             Decoder::Bedrock(d) => d.event(provider, sse, asm, emit),
+            Decoder::Responses(d) => d.event(provider, sse, asm, emit),
         }
     }
 
@@ -67,6 +70,7 @@ impl Decoder {
             }
             Decoder::Gemini(d) => d.complete_at_eof(),
             Decoder::Bedrock(d) => d.complete_at_eof(),
+            Decoder::Responses(d) => d.complete_at_eof(),
         }
     }
 }
@@ -86,7 +90,7 @@ pub fn parse_stream<'c>(
 ) -> Result<Completion, ProviderError> {
     let provider = match wire {
         Wire::Anthropic => "anthropic",
-        Wire::OpenAi => "openai",
+        Wire::OpenAi | Wire::Responses => "openai",
         Wire::Gemini => "google",
         Wire::Vertex => "google-vertex",
         Wire::Bedrock => "amazon-bedrock",

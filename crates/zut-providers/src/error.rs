@@ -52,7 +52,9 @@ pub enum ProviderError {
         /// What was wrong.
         message: String,
     },
-    /// The model's tool-call arguments are not valid JSON.
+    /// The model's tool-call arguments are not valid JSON. (No longer
+    /// returned by [`crate::Provider::stream`]: such a call is kept with its
+    /// raw text, see [`crate::invalid_args_message`].)
     #[error("{provider}: tool call {id} ({name}): arguments are not valid JSON: {message}")]
     InvalidToolArgs {
         /// Provider name.

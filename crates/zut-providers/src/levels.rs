@@ -5,6 +5,7 @@
 //! enum, so these wires keep working when levels are added: an unknown
 //! name maps to the nearest known one.
 
+use crate::presets::Wire;
 use crate::types::Reasoning;
 
 /// The coarse effort zut's cloud wires map onto.
@@ -54,6 +55,31 @@ pub(crate) fn budget(effort: Effort) -> u32 {
     }
 }
 
+/// The levels a model offers on Gemini, Vertex or Bedrock (`Off` first),
+/// following what their request bodies send: Gemini 3 Pro `low`/`high`,
+/// other Gemini 3 models `minimum`..`high` (thinking levels), Gemini 2.5
+/// and Claude (on Vertex or Bedrock) `minimum`..`xhigh` (thinking budgets);
+/// other models get no reasoning knob, so only `Off`.
+pub(crate) fn cloud_levels(wire: Wire, model: &str) -> Vec<Reasoning> {
+    use Reasoning::*;
+    let id = model.to_ascii_lowercase();
+    let budgets = vec![Off, Minimum, Low, Medium, High, XHigh];
+    match wire {
+        Wire::Bedrock if crate::bedrock::request::is_claude(&id) => budgets,
+        Wire::Vertex if crate::vertex::is_anthropic(&id) => budgets,
+        Wire::Gemini | Wire::Vertex if id.contains("gemini-3") && id.contains("-pro") => {
+            vec![Off, Low, High]
+        }
+        Wire::Gemini | Wire::Vertex if id.contains("gemini-3") => {
+            vec![Off, Minimum, Low, Medium, High]
+        }
+        Wire::Gemini | Wire::Vertex if id.contains("2.5-pro") || id.contains("2.5-flash") => {
+            budgets
+        }
+        _ => vec![Off],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -64,5 +90,35 @@ mod tests {
         assert_eq!(effort(Reasoning::Low), Effort::Low);
         assert_eq!(effort(Reasoning::High), Effort::High);
         assert_eq!(budget(effort(Reasoning::Medium)), 8192);
+        assert_eq!(effort(Reasoning::Minimum), Effort::Minimum);
+        assert_eq!(effort(Reasoning::XHigh), Effort::Max);
+        assert_eq!(effort(Reasoning::Max), Effort::Max);
+    }
+
+    #[test]
+    fn cloud_levels_follow_what_the_bodies_send() {
+        use Reasoning::*;
+        assert_eq!(
+            cloud_levels(Wire::Gemini, "gemini-3-pro-preview"),
+            [Off, Low, High]
+        );
+        assert_eq!(
+            cloud_levels(Wire::Vertex, "gemini-3-flash"),
+            [Off, Minimum, Low, Medium, High]
+        );
+        assert_eq!(cloud_levels(Wire::Gemini, "gemini-2.5-pro").len(), 6);
+        assert_eq!(
+            cloud_levels(Wire::Vertex, "claude-sonnet-4-5@20250929").len(),
+            6
+        );
+        assert_eq!(
+            cloud_levels(Wire::Bedrock, "anthropic.claude-sonnet-4-5-20250929-v1:0").len(),
+            6
+        );
+        assert_eq!(
+            cloud_levels(Wire::Bedrock, "meta.llama3-70b-instruct-v1:0"),
+            [Off]
+        );
+        assert_eq!(cloud_levels(Wire::Gemini, "gemini-2.0-flash"), [Off]);
     }
 }

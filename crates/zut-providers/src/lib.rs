@@ -1,9 +1,10 @@
 //! zut's LLM providers.
 //!
 //! Owns the provider-neutral conversation types ([`types`]), the wire formats
-//! of the Anthropic Messages API and OpenAI-compatible chat completions, SSE
-//! framing, retries and credentials; Google Gemini, Vertex AI and Amazon
-//! Bedrock ([`cloud`]). Knows nothing of extensions, tools'
+//! of the Anthropic Messages API, OpenAI-compatible chat completions and the
+//! OpenAI Responses API, SSE framing, reasoning levels, retries and
+//! credentials; Google Gemini, Vertex AI and Amazon Bedrock ([`cloud`]).
+//! Knows nothing of extensions, tools'
 //! implementations, sessions or the UI.
 //!
 //! Entry points: [`resolve`] turns [`ProviderOptions`] (flags), the
@@ -27,6 +28,8 @@ mod levels;
 mod openai;
 pub mod presets;
 mod provider;
+pub mod reasoning;
+mod responses;
 pub mod retry;
 mod scan;
 pub mod sse;
@@ -34,15 +37,20 @@ mod text;
 pub mod types;
 mod vertex;
 
-pub use assemble::REDACTED_THINKING_PREFIX;
+pub use assemble::{invalid_args_message, REDACTED_THINKING_PREFIX};
 pub use bedrock::credentials::{BedrockAuth, BedrockCredentials};
 pub use bedrock::sign::sigv4_headers;
 pub use cloud::CloudAuth;
-pub use config::{parse_reasoning, resolve, KeySource, ProviderConfig, ProviderOptions};
+pub use config::{resolve, Azure, KeySource, ProviderConfig, ProviderOptions, AZURE_AD_TOKEN_ENV};
 pub use decode::parse_stream;
 pub use error::ProviderError;
-pub use presets::{preset, Preset, Wire, PRESETS};
-pub use provider::Provider;
+pub use presets::{preset, Auth, Preset, Wire, PRESETS};
+pub use provider::{responses_url, Provider};
+pub use reasoning::{parse_reasoning, Clamped};
+pub use responses::{
+    parse_signature as parse_responses_reasoning, signature as responses_reasoning,
+    REASONING_PREFIX as RESPONSES_REASONING_PREFIX,
+};
 pub use retry::RetryPolicy;
 pub use types::*;
 pub use vertex::auth::VertexAuth;

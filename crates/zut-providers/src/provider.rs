@@ -8,12 +8,13 @@ use tokio_util::sync::CancellationToken;
 
 use crate::anthropic;
 use crate::assemble::Assembler;
-use crate::config::ProviderConfig;
+use crate::config::{KeySource, ProviderConfig};
 use crate::decode::{Decoder, Flow};
 use crate::error::{error_body_message, redact, status_retryable, ProviderError};
 use crate::framing::Framer;
 use crate::openai;
-use crate::presets::Wire;
+use crate::presets::{Auth, Wire};
+use crate::responses;
 use crate::retry::retry_after_from_headers;
 use crate::types::{Completion, Request, StreamEvent};
 
@@ -95,10 +96,12 @@ impl Provider {
         &self.config
     }
 
-    /// The endpoint URL requests are posted to.
+    /// The endpoint URL requests are posted to (for the configured model).
     ///
     /// Anthropic: `{base}/v1/messages` (or `{base}/messages` when the base
-    /// URL already ends with `/v1`); OpenAI-compatible: `{base}/chat/completions`.
+    /// URL already ends with `/v1`); OpenAI-compatible: `{base}/chat/completions`;
+    /// Responses: `{base}/responses` (see [`responses_url`]); Azure: the
+    /// deployment's URL with `api-version`.
     pub fn endpoint(&self) -> String {
         self.endpoint_for(&self.config.model)
     }
@@ -107,10 +110,26 @@ impl Provider {
     /// Bedrock put the model in the URL; see [`crate::cloud`]).
     pub fn endpoint_for(&self, model: &str) -> String {
         let base = self.config.base_url.trim_end_matches('/');
-        match self.config.wire {
+        let wire = self.config.wire_for(model);
+        if let Some(azure) = &self.config.azure {
+            let version = &azure.api_version;
+            let root = base
+                .trim_end_matches("/responses")
+                .trim_end_matches("/v1")
+                .trim_end_matches("/openai");
+            return match wire {
+                Wire::Responses => format!("{root}/openai/v1/responses?api-version={version}"),
+                _ => format!(
+                    "{root}/openai/deployments/{}/chat/completions?api-version={version}",
+                    azure.deployment(model)
+                ),
+            };
+        }
+        match wire {
             Wire::Anthropic if base.ends_with("/v1") => format!("{base}/messages"),
             Wire::Anthropic => format!("{base}/v1/messages"),
             Wire::OpenAi => format!("{base}/chat/completions"),
+            Wire::Responses => responses_url(base),
             Wire::Gemini | Wire::Vertex | Wire::Bedrock => {
                 crate::cloud::endpoint(&self.config, model)
             }
@@ -121,6 +140,10 @@ impl Provider {
     /// request the wire cannot express, such as a tool schema Gemini
     /// cannot take, an object `{"error": ..}`; see
     /// [`Provider::try_request_body`]).
+    ///
+    /// The reasoning level is first clamped to the model's levels
+    /// ([`ProviderConfig::clamp_reasoning_for`]); Azure requests name the
+    /// deployment as the model.
     pub fn request_body(&self, req: &Request) -> Value {
         self.try_request_body(req)
             .unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
@@ -134,21 +157,78 @@ impl Provider {
         } else {
             &req.model
         };
-        let mut body = match self.config.wire {
-            Wire::Anthropic => anthropic::request::body(req, model),
-            Wire::OpenAi => openai::request::body(req, model, self.config.max_completion_tokens),
+        let wire = self.config.wire_for(model);
+        let reasoning = self.config.clamp_reasoning_for(model, req.reasoning).level;
+        let sent_model = match &self.config.azure {
+            Some(azure) => azure.deployment(model),
+            None => model,
+        };
+        let mut body = match wire {
+            Wire::Anthropic => anthropic::request::body_with(req, sent_model, reasoning),
+            Wire::OpenAi => openai::request::body_with(
+                req,
+                sent_model,
+                self.config.max_completion_tokens,
+                reasoning,
+            ),
+            Wire::Responses => responses::request::body(req, sent_model, reasoning),
             // Temperature included by the wire's own body.
             Wire::Gemini | Wire::Vertex | Wire::Bedrock => {
-                return crate::cloud::body(&self.config, req, model)
+                return crate::cloud::body(&self.config, req, model, reasoning)
             }
         };
         if let (Some(t), Some(obj)) = (self.config.temperature, body.as_object_mut()) {
-            // Anthropic refuses a temperature while extended thinking is on.
-            if !(self.config.wire == Wire::Anthropic && obj.contains_key("thinking")) {
+            // Anthropic refuses a temperature while extended thinking is
+            // on, OpenAI's reasoning models while reasoning is.
+            let thinking = obj.contains_key("thinking") || obj.contains_key("reasoning");
+            if !(wire != Wire::OpenAi && thinking) {
                 obj.insert("temperature".into(), serde_json::json!(t));
             }
         }
         Ok(body)
+    }
+
+    /// What an HTTP error adds to the provider's message: the model, and for
+    /// a refused credential where the key came from.
+    fn error_context(&self, status: u16, message: &str, model: &str) -> String {
+        let mut out = format!("model {model}");
+        if self.about_credentials(status, message) {
+            out.push_str("; ");
+            out.push_str(&self.credential_hint());
+        }
+        out
+    }
+
+    /// Whether an HTTP error is about the key: 401/403, and Gemini's 400
+    /// "API key not valid". Vertex and Bedrock say where their credentials
+    /// came from themselves (`cloud::explain_http_error`).
+    fn about_credentials(&self, status: u16, message: &str) -> bool {
+        if self.config.cloud.is_some() {
+            return false;
+        }
+        matches!(status, 401 | 403)
+            || (status == 400
+                && self.config.wire == Wire::Gemini
+                && message.to_ascii_lowercase().contains("api key"))
+    }
+
+    /// Where to fix a refused credential.
+    fn credential_hint(&self) -> String {
+        match &self.config.key_source {
+            KeySource::Env(name) => format!("check {name}"),
+            KeySource::Flag => "check --api-key".to_string(),
+            KeySource::AuthFile(path) => format!(
+                "check the \"{}\" key in {}",
+                self.config.provider,
+                path.display()
+            ),
+            KeySource::None => {
+                match crate::presets::preset(&self.config.provider).and_then(|p| p.key_env) {
+                    Some(name) => format!("no key was sent: set {name} or pass --api-key"),
+                    None => "no key was sent: pass --api-key".to_string(),
+                }
+            }
+        }
     }
 
     /// Stream one request.
@@ -171,9 +251,11 @@ impl Provider {
         } else {
             req.model.as_str()
         };
+        let wire = self.config.wire_for(model);
         let target = Target {
             url: self.endpoint_for(model),
-            wire: crate::cloud::stream_wire(self.config.wire, model),
+            wire,
+            stream_wire: crate::cloud::stream_wire(wire, model),
         };
         let body: bytes::Bytes = serde_json::to_vec(&self.try_request_body(req)?)
             .map(bytes::Bytes::from)
@@ -201,7 +283,7 @@ impl Provider {
                 }
                 Err(failure) => failure,
             };
-            let error = failure.error.redacted(key);
+            let error = self.with_context(failure.error, model).redacted(key);
             if error.is_aborted()
                 || asm.started()
                 || !error.is_retryable()
@@ -222,6 +304,28 @@ impl Provider {
                 _ = tokio::time::sleep(delay) => {}
             }
             attempt += 1;
+        }
+    }
+
+    /// An HTTP error with the model (and, for 401/403, where the key came
+    /// from) added to its message.
+    fn with_context(&self, error: ProviderError, model: &str) -> ProviderError {
+        match error {
+            ProviderError::Http {
+                provider,
+                status,
+                message,
+                retryable,
+            } => ProviderError::Http {
+                message: format!(
+                    "{message} ({})",
+                    self.error_context(status, &message, model)
+                ),
+                provider,
+                status,
+                retryable,
+            },
+            other => other,
         }
     }
 
@@ -247,30 +351,33 @@ impl Provider {
             .client
             .post(target.url.as_str())
             .header("content-type", "application/json")
-            .header("accept", crate::cloud::accept(self.config.wire))
+            .header("accept", crate::cloud::accept(target.wire))
             .body(body.clone());
         let key = self.config.api_key.as_deref();
-        builder = match self.config.wire {
-            Wire::Anthropic => {
-                let b = builder.header("anthropic-version", anthropic::API_VERSION);
-                match key {
-                    Some(key) => b.header("x-api-key", key),
-                    None => b,
+        let wire = target.wire;
+        if wire == Wire::Anthropic {
+            builder = builder.header("anthropic-version", anthropic::API_VERSION);
+        }
+        if matches!(wire, Wire::Gemini | Wire::Vertex | Wire::Bedrock) {
+            let authorized =
+                crate::cloud::authorize(&self.config, &self.client, builder, &target.url, body);
+            builder = tokio::select! {
+                _ = cancel.cancelled() => return Err(ProviderError::Aborted.into()),
+                authorized = authorized => authorized?,
+            };
+        } else if let Some(key) = key {
+            builder = match (self.config.auth, wire) {
+                (Auth::ApiKeyHeader, _) => builder.header("api-key", key),
+                (Auth::CloudflareGateway, _) => {
+                    builder.header("cf-aig-authorization", format!("Bearer {key}"))
                 }
-            }
-            Wire::OpenAi => match key {
-                Some(key) => b_bearer(builder, key),
-                None => builder,
-            },
-            Wire::Gemini | Wire::Vertex | Wire::Bedrock => {
-                let authorized =
-                    crate::cloud::authorize(&self.config, &self.client, builder, &target.url, body);
-                tokio::select! {
-                    _ = cancel.cancelled() => return Err(ProviderError::Aborted.into()),
-                    authorized = authorized => authorized?,
-                }
-            }
-        };
+                (Auth::WireDefault, Wire::Anthropic) => builder.header("x-api-key", key),
+                (Auth::WireDefault, _) => builder.bearer_auth(key),
+            };
+        }
+        for (name, value) in &self.config.headers {
+            builder = builder.header(name.as_str(), value.as_str());
+        }
         let response = tokio::select! {
             _ = cancel.cancelled() => return Err(ProviderError::Aborted.into()),
             sent = tokio::time::timeout(idle, builder.send()) => match sent {
@@ -310,8 +417,8 @@ impl Provider {
             .get(reqwest::header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.trim_start().starts_with("application/json"));
-        let mut decoder = Decoder::new(target.wire);
-        let mut parser = Framer::new(target.wire);
+        let mut decoder = Decoder::new(target.stream_wire);
+        let mut parser = Framer::new(target.stream_wire);
         let mut stream = response.bytes_stream();
         if is_json {
             // Not an event stream: a server that ignored `"stream": true`, or
@@ -430,10 +537,12 @@ impl Provider {
     }
 }
 
-/// Where one request goes and the stream format that comes back.
+/// Where one request goes, the wire it speaks and the stream format that
+/// comes back (Claude on Vertex answers in Anthropic's format).
 struct Target {
     url: String,
     wire: Wire,
+    stream_wire: Wire,
 }
 
 /// A JSON object received where an event stream was expected: the
@@ -466,8 +575,22 @@ fn json_instead_of_stream(provider: &str, text: &str) -> ProviderError {
     }
 }
 
-fn b_bearer(builder: reqwest::RequestBuilder, key: &str) -> reqwest::RequestBuilder {
-    builder.bearer_auth(key)
+/// The Responses endpoint of a base URL (the Go original's rule): a URL
+/// ending in `/responses` is used as is; one ending in a version segment
+/// (`/v1`, `/v4`...) gets `/responses`; any other gets `/v1/responses`.
+pub fn responses_url(base: &str) -> String {
+    let base = base.trim_end_matches('/');
+    if base.ends_with("/responses") {
+        return base.to_string();
+    }
+    let last = base.rsplit('/').next().unwrap_or("");
+    let versioned =
+        last.len() > 1 && last.starts_with('v') && last[1..].bytes().all(|b| b.is_ascii_digit());
+    if versioned {
+        format!("{base}/responses")
+    } else {
+        format!("{base}/v1/responses")
+    }
 }
 
 /// A reqwest error with its sources (reqwest's top-level text is terse).

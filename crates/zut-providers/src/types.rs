@@ -17,21 +17,40 @@ pub struct ToolSpec {
     pub description: String,
     /// JSON Schema (an object schema) of the arguments.
     pub input_schema: Value,
+    /// For a deferred tool activated by a tool result: the index in
+    /// [`Request::messages`] of the message holding that result. Providers
+    /// with a native deferred-tool format (Kimi K3 on OpenAI-compatible
+    /// routes) load the schema there; the others list it with the rest.
+    /// `None`: an ordinary tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub activated_after: Option<usize>,
 }
 
-/// Reasoning effort requested from the model (`--reasoning`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+/// Reasoning effort requested from the model (`--reasoning`), zut's levels
+/// in increasing order. Each wire maps a level to its own knob (an effort
+/// name, a thinking budget); a model with fewer levels gets the nearest one
+/// (see [`crate::reasoning`]).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Reasoning {
     /// No reasoning requested.
     #[default]
     Off,
+    /// The least reasoning the model can do (OpenAI `minimal`, 1024 budget tokens).
+    Minimum,
     /// Low effort.
     Low,
     /// Medium effort.
     Medium,
     /// High effort.
     High,
+    /// Extra-high effort (OpenAI `xhigh`); `maximum` is an alias.
+    #[serde(rename = "xhigh")]
+    XHigh,
+    /// The top tier, above `xhigh`, where a model has one.
+    Max,
 }
 
 /// One model request.

@@ -155,15 +155,18 @@ async fn tool_call_without_arguments_gets_an_empty_object() {
 }
 
 #[tokio::test]
-async fn invalid_tool_arguments_are_a_clear_error() {
+async fn invalid_tool_arguments_are_kept_raw_for_the_model_to_be_told() {
     let server = LlmServer::start().await.unwrap();
     server.push(Script::anthropic_tool_call("t1", "read", r#"{"path": "a"#).stop("tool_use"));
     let provider = provider(&server, "anthropic");
-    let err = run(&provider, &request("x")).await.0.unwrap_err();
-    let text = err.to_string();
+    let completion = run(&provider, &request("x")).await.0.unwrap();
+    assert_eq!(completion.stop, StopReason::ToolUse);
+    let calls: Vec<_> = completion.message.tool_calls().collect();
+    assert_eq!(calls, vec![("t1", "read", &json!(r#"{"path": "a"#))]);
+    let told = zut_providers::invalid_args_message("read", calls[0].2).unwrap();
     assert!(
-        text.contains("t1") && text.contains("read") && text.contains("not valid JSON"),
-        "{text}"
+        told.contains("not valid JSON") && told.contains(r#"{"path": "a"#),
+        "{told}"
     );
     assert_eq!(server.requests().len(), 1, "not retried");
 }

@@ -224,6 +224,7 @@ fn presets_resolve_base_urls_and_wire() {
             Wire::Anthropic => format!("{base}/v1/messages"),
             Wire::OpenAi => format!("{base}/chat/completions"),
             Wire::Gemini => format!("{base}/v1beta/models/m:streamGenerateContent?alt=sse"),
+            Wire::Responses => format!("{base}/responses"),
             // Vertex and Bedrock: tests/vertex.rs, tests/bedrock.rs.
             other => panic!("{other:?}"),
         };
@@ -242,7 +243,10 @@ fn presets_resolve_base_urls_and_wire() {
     ] {
         assert_eq!(preset(alias).map(|p| p.id), Some(id));
     }
-    assert_eq!(PRESETS.len(), 12);
+    let mut ids: Vec<&str> = PRESETS.iter().map(|p| p.id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), PRESETS.len(), "preset ids are unique");
 }
 
 #[test]
@@ -357,7 +361,9 @@ fn unknown_provider_lists_the_known_ones() {
 fn reasoning_levels_and_model_flag() {
     assert_eq!(parse_reasoning("off").unwrap(), Reasoning::Off);
     assert_eq!(parse_reasoning("none").unwrap(), Reasoning::Off);
-    assert_eq!(parse_reasoning("minimal").unwrap(), Reasoning::Low);
+    assert_eq!(parse_reasoning("minimal").unwrap(), Reasoning::Minimum);
+    assert_eq!(parse_reasoning("xhigh").unwrap(), Reasoning::XHigh);
+    assert_eq!(parse_reasoning("max").unwrap(), Reasoning::Max);
     assert_eq!(parse_reasoning("LOW").unwrap(), Reasoning::Low);
     assert_eq!(parse_reasoning("medium").unwrap(), Reasoning::Medium);
     assert_eq!(parse_reasoning("high").unwrap(), Reasoning::High);

@@ -271,6 +271,7 @@ async fn a_schema_gemini_cannot_express_fails_before_sending() {
         description: "a tree".into(),
         input_schema: json!({"type": "object", "properties": {"root": {"$ref": "#/$defs/Node"}},
             "$defs": {"Node": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}}),
+        activated_after: None,
     }];
     let err = run(&gemini(&server, "gemini-2.5-flash"), &req)
         .await
@@ -340,7 +341,7 @@ async fn provider_google_with_base_url_and_gemini_api_key() {
         "{text}"
     );
     assert!(
-        text.contains("check the API key from GOOGLE_API_KEY"),
+        text.contains("(model gemini-2.5-flash; check GOOGLE_API_KEY)"),
         "{text}"
     );
     assert!(!text.contains("old-google-key-1"));
@@ -367,7 +368,7 @@ async fn an_error_array_body_gives_its_message() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "google: HTTP 404: models/nope is not found for API version v1beta"
+        "google: HTTP 404: models/nope is not found for API version v1beta (model nope)"
     );
 }
 
@@ -380,5 +381,5 @@ async fn rate_limit_is_retried_with_the_provider_message() {
     server.push(Script::gemini_text("after wait"));
     let (result, events) = run(&gemini(&server, "gemini-2.5-flash"), &request("go")).await;
     assert_eq!(result.unwrap().message.text(), "after wait");
-    assert!(events.iter().any(|e| matches!(e, StreamEvent::RetryScheduled { reason, .. } if reason == "google: HTTP 429: Quota exceeded")));
+    assert!(events.iter().any(|e| matches!(e, StreamEvent::RetryScheduled { reason, .. } if reason == "google: HTTP 429: Quota exceeded (model gemini-2.5-flash)")));
 }

@@ -161,7 +161,10 @@ async fn client_errors_are_not_retried() {
     server.push(Script::status(401).message("invalid x-api-key"));
     let provider = provider(&server, "anthropic");
     let err = run(&provider, &request("x")).await.0.unwrap_err();
-    assert_eq!(err.to_string(), "anthropic: HTTP 401: invalid x-api-key");
+    assert_eq!(
+        err.to_string(),
+        "anthropic: HTTP 401: invalid x-api-key (model test-model; check --api-key)"
+    );
 }
 
 #[tokio::test]
@@ -519,13 +522,22 @@ async fn huge_error_bodies_are_read_only_in_part_and_clipped() {
         &err[..80]
     );
     assert!(err.len() < 600, "clipped: {} chars", err.len());
-    assert!(err.ends_with('…'));
+    assert!(
+        err.ends_with("… (model test-model; check --api-key)"),
+        "{err}"
+    );
     let err = run(&provider, &request("x"))
         .await
         .0
         .unwrap_err()
         .to_string();
-    assert_eq!(err, format!("anthropic: HTTP 401: {}…", "y".repeat(2000)));
+    assert_eq!(
+        err,
+        format!(
+            "anthropic: HTTP 401: {}… (model test-model; check --api-key)",
+            "y".repeat(2000)
+        )
+    );
 }
 
 #[tokio::test]

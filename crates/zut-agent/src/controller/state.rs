@@ -33,9 +33,12 @@ pub fn parse_level(value: &str) -> Result<(String, Reasoning), String> {
     let v = value.trim().to_ascii_lowercase();
     let effort = match v.as_str() {
         "off" | "" => Reasoning::Off,
-        "minimum" | "low" => Reasoning::Low,
+        "minimum" => Reasoning::Minimum,
+        "low" => Reasoning::Low,
         "medium" => Reasoning::Medium,
-        "high" | "xhigh" | "max" => Reasoning::High,
+        "high" => Reasoning::High,
+        "xhigh" => Reasoning::XHigh,
+        "max" => Reasoning::Max,
         _ => return Err("reasoning must be off|minimum|low|medium|high|xhigh|max".into()),
     };
     let name = if v == "off" { String::new() } else { v };
@@ -46,9 +49,7 @@ pub fn parse_level(value: &str) -> Result<(String, Reasoning), String> {
 pub fn level_name(r: Reasoning) -> &'static str {
     match r {
         Reasoning::Off => "",
-        Reasoning::Low => "low",
-        Reasoning::Medium => "medium",
-        Reasoning::High => "high",
+        other => other.as_str(),
     }
 }
 
@@ -58,11 +59,11 @@ mod tests {
 
     #[test]
     fn levels() {
-        assert_eq!(parse_level("max"), Ok(("max".into(), Reasoning::High)));
+        assert_eq!(parse_level("max"), Ok(("max".into(), Reasoning::Max)));
         assert_eq!(parse_level("OFF"), Ok(("".into(), Reasoning::Off)));
         assert_eq!(
             parse_level("minimum"),
-            Ok(("minimum".into(), Reasoning::Low))
+            Ok(("minimum".into(), Reasoning::Minimum))
         );
         assert!(parse_level("extreme")
             .unwrap_err()

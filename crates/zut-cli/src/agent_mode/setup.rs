@@ -176,15 +176,15 @@ pub fn prefetch_early(argv: &[String]) {
     zut_agent::skills::prefetch_early(&cwd, zut_home(&here).root());
 }
 
-/// `--reasoning` values.
+/// `--reasoning` values: zut's seven levels and their aliases
+/// ([`zut_providers::parse_reasoning`]); absent means off.
 fn parse_reasoning(v: Option<&str>) -> anyhow::Result<Reasoning> {
-    Ok(match v.map(str::to_ascii_lowercase).as_deref() {
-        None | Some("off") | Some("none") => Reasoning::Off,
-        Some("low") => Reasoning::Low,
-        Some("medium") => Reasoning::Medium,
-        Some("high") => Reasoning::High,
-        Some(other) => bail!("--reasoning {other:?}: expected off, low, medium or high"),
-    })
+    match v {
+        None => Ok(Reasoning::Off),
+        Some(v) => zut_providers::parse_reasoning(v).map_err(|_| {
+            anyhow!("--reasoning {v:?}: expected off, minimum, low, medium, high, xhigh or max")
+        }),
+    }
 }
 
 /// `--tools a,b` (names checked) / `--no-tools` / all built-ins.

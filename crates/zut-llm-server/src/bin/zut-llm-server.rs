@@ -28,26 +28,28 @@ enum ScriptFile {
 const USAGE: &str = "\
 usage: zut-llm-server [--prerender] [--quiet] <script.json | ->
 
-Serve scripted Anthropic / OpenAI / Gemini SSE replies and Bedrock
-event streams on 127.0.0.1 (random port).
+Serve scripted Anthropic / OpenAI chat / OpenAI Responses / Gemini SSE
+replies and Bedrock event streams on 127.0.0.1 (random port).
 
 <script.json> is a JSON array of scripts, or {\"cycle\": true, \"scripts\": [...]}
 to replay them forever; `-` reads it from stdin. A script looks like
   {\"body\": {\"kind\": \"reply\", \"format\": \"anthropic\",
             \"blocks\": [{\"type\": \"text\", \"text\": \"hi\"}]},
    \"delta_bytes\": 10}
+(formats: anthropic, openai, responses, gemini, bedrock; blocks: text,
+thinking with a signature, tool_call with id, name and raw JSON args).
 Other bodies: {\"kind\": \"error\", \"error_type\": .., \"message\": ..} (with
 \"status\": 429, \"headers\": [[\"retry-after\", \"1\"]]), {\"kind\": \"events\",
 \"frames\": [{\"event\": .., \"data\": ..}]}, {\"kind\": \"raw\", \"text\": ..},
 {\"kind\": \"json\", \"text\": ..} (sent as application/json), {\"kind\":
 \"event_stream\", \"frames\": [{\"message_type\": \"event\", \"event_type\": ..,
 \"payload\": .., \"corrupt\": false}]} (Bedrock binary frames).
-Formats: anthropic, openai, gemini, bedrock.
 Knobs: delta_bytes, chunk_bytes, cut_after, hang_after, delay_ms, event_delay_ms.
 
 The first line on stdout is the base URL (Anthropic clients post to
-<url>/v1/messages, OpenAI-compatible clients use <url>/v1 as base URL;
-`zut --provider google|amazon-bedrock --base-url <url>` for the others).
+<url>/v1/messages, OpenAI-compatible and Responses clients use <url>/v1 as
+base URL; `zut --provider google|amazon-bedrock --base-url <url>` for the
+others).
 Each request received is logged to stderr. Runs until interrupted.
 
 options:

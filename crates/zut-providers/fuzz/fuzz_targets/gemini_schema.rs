@@ -22,6 +22,7 @@ fuzz_target!(|data: &[u8]| {
             name: "t".into(),
             description: String::new(),
             input_schema: schema,
+            activated_after: None,
         }],
         max_tokens: 16,
         reasoning: Reasoning::Off,

@@ -9,25 +9,34 @@ use crate::types::{Message, Part, Reasoning, Request, Role};
 pub(crate) fn thinking_budget(reasoning: Reasoning) -> Option<u32> {
     match reasoning {
         Reasoning::Off => None,
+        Reasoning::Minimum => Some(1_024),
         Reasoning::Low => Some(2_048),
         Reasoning::Medium => Some(8_192),
         Reasoning::High => Some(24_576),
+        Reasoning::XHigh | Reasoning::Max => Some(32_768),
     }
 }
 
 /// The JSON body of `POST /v1/messages` (streaming).
 ///
-/// Thinking is enabled when reasoning is not off, with a budget of 2048 /
-/// 8192 / 24576 tokens for low / medium / high; when `max_tokens` does not
+/// Thinking is enabled when reasoning is not off, with a budget of 1024 /
+/// 2048 / 8192 / 24576 / 32768 tokens for minimum / low / medium / high /
+/// xhigh (and max); when `max_tokens` does not
 /// exceed the budget the budget is added to it (Anthropic requires
 /// `budget_tokens < max_tokens`). Prompt-cache breakpoints are set on the
 /// system prompt, the last tool and the last message block.
+#[cfg(test)]
 pub(crate) fn body(req: &Request, model: &str) -> Value {
+    body_with(req, model, req.reasoning)
+}
+
+/// [`body`] with the reasoning level already clamped to the model's.
+pub(crate) fn body_with(req: &Request, model: &str, reasoning: Reasoning) -> Value {
     let mut max_tokens = req.max_tokens.max(1);
     let mut out = Map::new();
     out.insert("model".into(), json!(model));
     out.insert("stream".into(), json!(true));
-    if let Some(budget) = thinking_budget(req.reasoning) {
+    if let Some(budget) = thinking_budget(reasoning) {
         if max_tokens <= budget {
             max_tokens = max_tokens.saturating_add(budget);
         }
@@ -117,6 +126,10 @@ fn block(part: &Part, role: Role) -> Option<Value> {
                 return None;
             }
             let signature = signature.as_deref()?;
+            // A Responses reasoning item (another wire's) cannot be replayed here.
+            if signature.starts_with(crate::responses::REASONING_PREFIX) {
+                return None;
+            }
             if let Some(data) = signature.strip_prefix(REDACTED_THINKING_PREFIX) {
                 return Some(json!({"type": "redacted_thinking", "data": data}));
             }
@@ -180,6 +193,7 @@ mod tests {
                 name: "read".into(),
                 description: "Read a file".into(),
                 input_schema: json!({"type": "object"}),
+                activated_after: None,
             }],
             max_tokens: 1000,
             reasoning: Reasoning::Off,

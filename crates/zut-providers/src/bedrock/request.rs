@@ -4,7 +4,7 @@ use serde_json::{json, Map, Value};
 
 use crate::assemble::REDACTED_THINKING_PREFIX;
 use crate::levels::{budget, effort, Effort};
-use crate::types::{Message, Part, Request, Role};
+use crate::types::{Message, Part, Reasoning, Request, Role};
 
 /// The JSON body of `POST {base}/model/{modelId}/converse-stream`.
 ///
@@ -17,11 +17,16 @@ use crate::types::{Message, Part, Request, Role};
 /// the system prompt and the tools, and — when reasoning is on — Anthropic's
 /// `thinking` with a budget through `additionalModelRequestFields`
 /// (`maxTokens` raised above the budget when needed).
-pub(crate) fn body(req: &Request, model: &str, temperature: Option<f32>) -> Value {
+pub(crate) fn body(
+    req: &Request,
+    model: &str,
+    temperature: Option<f32>,
+    reasoning: Reasoning,
+) -> Value {
     let claude = is_claude(model);
     let mut out = Map::new();
     let mut max_tokens = req.max_tokens.max(1);
-    let effort = effort(req.reasoning);
+    let effort = effort(reasoning);
     let thinking = claude && effort != Effort::Off;
     if thinking {
         let budget = budget(effort);
@@ -149,7 +154,7 @@ fn image(mime_type: &str, data: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::{Reasoning, ToolSpec};
+    use crate::types::ToolSpec;
 
     #[test]
     fn claude_body_with_thinking_tools_and_cache_points() {
@@ -185,6 +190,7 @@ mod tests {
                 name: "ls".into(),
                 description: "list".into(),
                 input_schema: json!({"type": "object"}),
+                activated_after: None,
             }],
             max_tokens: 1000,
             reasoning: Reasoning::Low,
@@ -193,6 +199,7 @@ mod tests {
             &req,
             "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
             Some(0.5),
+            req.reasoning,
         );
         assert_eq!(body["inferenceConfig"], json!({"maxTokens": 3048}));
         assert_eq!(

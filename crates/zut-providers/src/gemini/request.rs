@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 
 use crate::error::ProviderError;
 use crate::levels::{budget, effort, Effort};
-use crate::types::{Message, Part, Request, Role};
+use crate::types::{Message, Part, Reasoning, Request, Role};
 
 /// The JSON body of `POST .../models/{model}:streamGenerateContent?alt=sse`.
 ///
@@ -25,6 +25,7 @@ pub(crate) fn body(
     req: &Request,
     model: &str,
     temperature: Option<f32>,
+    reasoning: Reasoning,
 ) -> Result<Value, ProviderError> {
     let mut out = Map::new();
     let mut names: HashMap<&str, &str> = HashMap::new();
@@ -69,7 +70,7 @@ pub(crate) fn body(
     if let Some(t) = temperature {
         generation.insert("temperature".into(), json!(t));
     }
-    if let Some(thinking) = thinking_config(model, effort(req.reasoning)) {
+    if let Some(thinking) = thinking_config(model, effort(reasoning)) {
         generation.insert("thinkingConfig".into(), thinking);
     }
     out.insert("generationConfig".into(), Value::Object(generation));

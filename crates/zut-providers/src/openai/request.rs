@@ -2,7 +2,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::types::{Message, Part, Reasoning, Request, Role};
+use crate::types::{Message, Part, Reasoning, Request, Role, ToolSpec};
 
 /// Starts the text of a failed tool result (chat completions have no
 /// `is_error` flag).
@@ -16,7 +16,18 @@ const TOOL_ERROR_PREFIX: &str = "Error: ";
 /// `Error: `); images are `image_url` data URLs;
 /// thinking parts are not sent back; `reasoning_effort` is set when
 /// reasoning is not off.
+#[cfg(test)]
 pub(crate) fn body(req: &Request, model: &str, max_completion_tokens: bool) -> Value {
+    body_with(req, model, max_completion_tokens, req.reasoning)
+}
+
+/// [`body`] with the reasoning level already clamped to the model's.
+pub(crate) fn body_with(
+    req: &Request,
+    model: &str,
+    max_completion_tokens: bool,
+    reasoning: Reasoning,
+) -> Value {
     let mut out = Map::new();
     out.insert("model".into(), json!(model));
     out.insert("stream".into(), json!(true));
@@ -27,41 +38,69 @@ pub(crate) fn body(req: &Request, model: &str, max_completion_tokens: bool) -> V
         "max_tokens"
     };
     out.insert(cap.into(), json!(req.max_tokens.max(1)));
-    let effort = match req.reasoning {
+    // Many compatible servers only accept low / medium / high.
+    let effort = match reasoning {
         Reasoning::Off => None,
-        Reasoning::Low => Some("low"),
+        Reasoning::Minimum | Reasoning::Low => Some("low"),
         Reasoning::Medium => Some("medium"),
-        Reasoning::High => Some("high"),
+        Reasoning::High | Reasoning::XHigh | Reasoning::Max => Some("high"),
     };
     if let Some(effort) = effort {
         out.insert("reasoning_effort".into(), json!(effort));
     }
+    let kimi = kimi_deferred_format(model);
+    // Kimi's native deferred-tool format: a tool activated by a tool
+    // result is loaded right after that result, in a `system` message
+    // carrying `tools`, and is left out of the top-level list.
+    let loaded_at = |t: &ToolSpec| {
+        t.activated_after
+            .filter(|i| kimi && *i < req.messages.len())
+    };
     let mut messages = Vec::new();
     if !req.system.is_empty() {
         messages.push(json!({"role": "system", "content": req.system}));
     }
-    for msg in &req.messages {
+    for (i, msg) in req.messages.iter().enumerate() {
         push_message(&mut messages, msg);
-    }
-    out.insert("messages".into(), Value::Array(messages));
-    if !req.tools.is_empty() {
-        let tools: Vec<Value> = req
+        let loaded: Vec<Value> = req
             .tools
             .iter()
-            .map(|t| {
-                json!({
-                    "type": "function",
-                    "function": {
-                        "name": t.name,
-                        "description": t.description,
-                        "parameters": t.input_schema,
-                    },
-                })
-            })
+            .filter(|t| loaded_at(t) == Some(i))
+            .map(tool_json)
             .collect();
+        if !loaded.is_empty() {
+            messages.push(json!({"role": "system", "tools": loaded}));
+        }
+    }
+    out.insert("messages".into(), Value::Array(messages));
+    let tools: Vec<Value> = req
+        .tools
+        .iter()
+        .filter(|t| loaded_at(t).is_none())
+        .map(tool_json)
+        .collect();
+    if !tools.is_empty() {
         out.insert("tools".into(), Value::Array(tools));
     }
     Value::Object(out)
+}
+
+/// Whether `model` is a Kimi K3 route (`kimi-k3`, `<vendor>/kimi-k3`), which
+/// takes deferred tools in Kimi's native format.
+pub(crate) fn kimi_deferred_format(model: &str) -> bool {
+    let model = model.trim().to_ascii_lowercase();
+    model == "kimi-k3" || model.ends_with("/kimi-k3")
+}
+
+fn tool_json(t: &ToolSpec) -> Value {
+    json!({
+        "type": "function",
+        "function": {
+            "name": t.name,
+            "description": t.description,
+            "parameters": t.input_schema,
+        },
+    })
 }
 
 fn data_url(mime_type: &str, data: &str) -> Value {
@@ -110,7 +149,7 @@ fn push_message(out: &mut Vec<Value>, msg: &Message) {
                     Part::ToolCall { id, name, args } => Some(json!({
                         "id": id,
                         "type": "function",
-                        "function": {"name": name, "arguments": args.to_string()},
+                        "function": {"name": name, "arguments": crate::responses::request::arguments_text(args)},
                     })),
                     _ => None,
                 })
@@ -223,6 +262,7 @@ mod tests {
                 name: "read".into(),
                 description: "d".into(),
                 input_schema: json!({"type": "object"}),
+                activated_after: None,
             }],
             max_tokens: 100,
             reasoning: Reasoning::High,
@@ -270,6 +310,67 @@ mod tests {
         };
         let body = body(&req, "m", true);
         assert_eq!(body["messages"][0]["content"], "Error: no such file");
+    }
+
+    #[test]
+    fn kimi_k3_loads_activated_tools_at_the_tool_result() {
+        let tool = |name: &str, activated_after: Option<usize>| ToolSpec {
+            name: name.into(),
+            description: format!("{name} tool"),
+            input_schema: json!({"type": "object"}),
+            activated_after,
+        };
+        let req = Request {
+            model: "m".into(),
+            system: "sys".into(),
+            messages: vec![
+                Message::user_text("weather?"),
+                Message {
+                    role: Role::Assistant,
+                    content: vec![Part::ToolCall {
+                        id: "c1".into(),
+                        name: "search_tools".into(),
+                        args: json!({}),
+                    }],
+                },
+                Message {
+                    role: Role::User,
+                    content: vec![Part::ToolResult {
+                        call_id: "c1".into(),
+                        is_error: false,
+                        content: vec![Part::Text {
+                            text: "found".into(),
+                        }],
+                    }],
+                },
+            ],
+            tools: vec![tool("search_tools", None), tool("lookup_weather", Some(2))],
+            max_tokens: 7,
+            reasoning: Reasoning::Off,
+        };
+        for model in ["kimi-k3", "moonshotai/Kimi-K3"] {
+            let b = body(&req, model, false);
+            let names: Vec<&str> = b["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["function"]["name"].as_str().unwrap())
+                .collect();
+            assert_eq!(names, vec!["search_tools"], "{model}");
+            let msgs = b["messages"].as_array().unwrap();
+            assert_eq!(msgs[3]["role"], "tool");
+            assert_eq!(
+                msgs[4],
+                json!({"role": "system", "tools": [{"type": "function", "function": {
+                    "name": "lookup_weather", "description": "lookup_weather tool",
+                    "parameters": {"type": "object"}}}]})
+            );
+            assert_eq!(msgs.len(), 5);
+        }
+        // Any other model: the complete active list, no loading message.
+        let b = body(&req, "kimi-k2.6", false);
+        assert_eq!(b["tools"].as_array().unwrap().len(), 2);
+        assert_eq!(b["messages"].as_array().unwrap().len(), 4);
     }
 
     #[test]

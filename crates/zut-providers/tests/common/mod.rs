@@ -68,6 +68,7 @@ pub fn read_tool() -> ToolSpec {
             "properties": {"path": {"type": "string"}},
             "required": ["path"],
         }),
+        activated_after: None,
     }
 }
 
