@@ -1,20 +1,19 @@
 //! Slash commands over ACP: the list advertised to the client as an
 //! `available_commands_update`, and prompts of the form `/name args` that
-//! name one of them (run through [`Controller::command`]).
+//! name one of them (run through [`ConversationHandle::command`]).
 
 use agent_client_protocol::v1::schema::{
     AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, ContentBlock, SessionUpdate,
     UnstructuredCommandInput,
 };
-use zut_agent::controller::CommandEntry;
-use zut_agent::Controller;
+use zut_control::{CommandEntry, ConversationHandle};
 
 /// Built-ins not offered over ACP: `clear` would make the model forget a
 /// thread the editor still shows (a new thread is the ACP way).
 const HIDDEN: &[&str] = &["clear"];
 
 /// The commands of this conversation, as ACP advertises them.
-pub(crate) fn available(c: &Controller) -> SessionUpdate {
+pub(crate) fn available(c: &dyn ConversationHandle) -> SessionUpdate {
     let list = offered(c)
         .into_iter()
         .map(|e| {
@@ -38,7 +37,7 @@ pub(crate) fn available(c: &Controller) -> SessionUpdate {
     SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(list))
 }
 
-fn offered(c: &Controller) -> Vec<CommandEntry> {
+fn offered(c: &dyn ConversationHandle) -> Vec<CommandEntry> {
     let mut list = c.command_list();
     list.retain(|e| !(e.source == "zut" && HIDDEN.contains(&e.name.as_str())));
     list
@@ -48,7 +47,10 @@ fn offered(c: &Controller) -> Vec<CommandEntry> {
 /// `name` is an offered command (built-ins and extension commands in any
 /// case, skills as spelled). Anything else — `/etc/hosts?`, an unknown
 /// name, a prompt with images — is an ordinary prompt.
-pub(crate) fn parse(blocks: &[ContentBlock], c: &Controller) -> Option<(String, String)> {
+pub(crate) fn parse(
+    blocks: &[ContentBlock],
+    c: &dyn ConversationHandle,
+) -> Option<(String, String)> {
     let [ContentBlock::Text(t)] = blocks else {
         return None;
     };

@@ -1,6 +1,7 @@
 //! zut's Agent Client Protocol front end: `zut acp` speaks ACP (JSON-RPC
-//! over stdio) to an editor and drives one [`zut_agent::Controller`] per
-//! ACP session.
+//! over stdio) to an editor and drives one conversation per ACP session
+//! through a [`zut_control::ConversationHandle`] (`zut_agent::Controller`
+//! implements it; this crate does not depend on the agent).
 //!
 //! This crate knows the protocol and the controller's API only: how a
 //! conversation is built (provider, extension host, session file) is the
@@ -24,9 +25,9 @@ pub use server::serve_stdio;
 /// A conversation ready to be driven: the controller and its event stream.
 pub struct Conversation {
     /// The controller.
-    pub controller: zut_agent::Controller,
+    pub controller: std::sync::Arc<dyn zut_control::ConversationHandle>,
     /// Its one event stream.
-    pub events: zut_agent::EventStream,
+    pub events: zut_control::EventStream,
     /// The id of the session file it is kept in (`None`: not persisted).
     /// It becomes the ACP session id, so `session/load` can find it.
     pub session_id: Option<String>,
@@ -37,7 +38,7 @@ pub struct OpenRequest {
     /// The client's working directory.
     pub cwd: PathBuf,
     /// The client's `fs/*` methods, when it offers any: give them to
-    /// [`zut_agent::Agent::set_file_access`].
+    /// `zut_agent::Agent::set_file_access`.
     pub files: Option<std::sync::Arc<dyn zut_tools::FileAccess>>,
     /// `session/load`: the id of the session to resume (`None`: new).
     pub resume: Option<String>,

@@ -8,7 +8,10 @@ use agent_client_protocol::v1::schema::{
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::Client;
 use serde_json::Value;
-use zut_agent::{ApprovalDecision, Controller};
+use std::sync::Arc;
+
+use zut_control::ConversationHandle;
+use zut_types::ApprovalDecision;
 
 use crate::updates::{kind, title};
 
@@ -68,7 +71,12 @@ pub(crate) fn decision(option: &str) -> ApprovalDecision {
 /// Asks the client in a task of its own (the turn's updates keep flowing),
 /// then answers the controller. A cancelled or failed request refuses the
 /// call; an answer that comes after an abort finds nothing and is dropped.
-pub(crate) fn spawn(conn: &ConnectionTo<Client>, sid: SessionId, c: Controller, ask: Ask) {
+pub(crate) fn spawn(
+    conn: &ConnectionTo<Client>,
+    sid: SessionId,
+    c: Arc<dyn ConversationHandle>,
+    ask: Ask,
+) {
     let fields = ToolCallUpdateFields::new()
         .title(title(&ask.tool, &ask.args))
         .kind(kind(&ask.tool))

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use agent_client_protocol::v1::schema::{
     Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus, SessionUpdate,
 };
-use zut_agent::AgentEvent;
+use zut_types::AgentEvent;
 
 /// The live status items of one ACP session.
 #[derive(Debug, Default)]

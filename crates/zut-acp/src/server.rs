@@ -12,8 +12,10 @@ use agent_client_protocol::v1::schema::{
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::{Agent, Client, Error, Stdio};
 use futures::FutureExt;
-use zut_agent::controller::{CommandOutcome, JobOutcome};
-use zut_agent::{AgentEvent, ControllerEvent, PromptOutcome, UiEvents};
+use zut_control::{
+    CommandOutcome, ControllerEvent, ConversationHandle, JobOutcome, PromptOutcome, UiEvents,
+};
+use zut_types::AgentEvent;
 use zut_types::Part;
 
 use crate::sessions::{Session, Sessions};
@@ -72,7 +74,7 @@ pub async fn serve_stdio(backend: Arc<dyn Backend>) -> Result<(), String> {
                             Ok((id, session)) => {
                                 responder.respond(NewSessionResponse::new(id.clone()))?;
                                 let sid = SessionId::new(id);
-                                advertise(&conn, &sid, &session.controller);
+                                advertise(&conn, &sid, &*session.controller);
                                 Ok(())
                             }
                             Err(e) => responder.respond_with_error(e),
@@ -118,7 +120,7 @@ pub async fn serve_stdio(backend: Arc<dyn Backend>) -> Result<(), String> {
                             ));
                         }
                         responder.respond(LoadSessionResponse::new())?;
-                        advertise(&conn, &req.session_id, &session.controller);
+                        advertise(&conn, &req.session_id, &*session.controller);
                         Ok(())
                     })
                 }
@@ -131,7 +133,7 @@ pub async fn serve_stdio(backend: Arc<dyn Backend>) -> Result<(), String> {
                     Ok(s) => s,
                     Err(e) => return responder.respond_with_error(e),
                 };
-                let command = crate::commands::parse(&req.prompt, &session.controller);
+                let command = crate::commands::parse(&req.prompt, &*session.controller);
                 let parts = prompt_parts(&req.prompt);
                 let sid = req.session_id.clone();
                 let conn = cx.clone();
@@ -167,11 +169,9 @@ pub async fn serve_stdio(backend: Arc<dyn Backend>) -> Result<(), String> {
     // stdin closed: stop every conversation (extensions get `shutdown`).
     let sessions: Vec<Session> = table.lock().sessions.drain().map(|(_, s)| s).collect();
     for s in sessions {
-        s.controller.abort();
-        if let Some(mut agent) = s.controller.shutdown().await {
-            // A new session file that got no content is removed.
-            let _ = agent.close_session();
-        }
+        // Closes the session file (a new one that got no content is
+        // removed) and stops its extensions and MCP servers.
+        let _ = s.controller.close().await;
     }
     Ok(())
 }
@@ -289,7 +289,7 @@ async fn run_turn(
 
 /// Sends the conversation's commands to the client (after `session/new`,
 /// `session/load` and `/reload-ext`).
-fn advertise(conn: &ConnectionTo<Client>, sid: &SessionId, controller: &zut_agent::Controller) {
+fn advertise(conn: &ConnectionTo<Client>, sid: &SessionId, controller: &dyn ConversationHandle) {
     let update = crate::commands::available(controller);
     let _ = conn.send_notification(SessionNotification::new(sid.clone(), update));
 }
@@ -323,7 +323,7 @@ async fn run_command(
             let reload = name.eq_ignore_ascii_case("reload-ext");
             let stop = pump(s, &mut events, job, conn, sid).await;
             if reload {
-                advertise(conn, sid, &s.controller);
+                advertise(conn, sid, &*s.controller);
             }
             stop
         }
@@ -354,7 +354,7 @@ async fn run_command(
 
 /// Forwards what is already on the stream, without waiting.
 fn flush(
-    events: &mut zut_agent::EventStream,
+    events: &mut zut_control::EventStream,
     conn: &ConnectionTo<Client>,
     sid: &SessionId,
     statuses: &Arc<std::sync::Mutex<crate::plan::Statuses>>,
@@ -382,8 +382,8 @@ fn flush(
 /// reason.
 async fn pump(
     s: &Session,
-    events: &mut zut_agent::EventStream,
-    job: zut_agent::controller::JobHandle,
+    events: &mut zut_control::EventStream,
+    job: zut_control::JobHandle,
     conn: &ConnectionTo<Client>,
     sid: &SessionId,
 ) -> Result<StopReason, String> {

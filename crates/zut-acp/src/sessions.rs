@@ -3,13 +3,13 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use zut_agent::{Controller, EventStream};
+use zut_control::{ConversationHandle, EventStream};
 
 /// One ACP session.
 #[derive(Clone)]
 pub(crate) struct Session {
     /// The conversation.
-    pub controller: Controller,
+    pub controller: Arc<dyn ConversationHandle>,
     /// The event stream; a prompt holds it for its whole turn, so turns
     /// (and their notifications) follow each other in order.
     pub events: Arc<tokio::sync::Mutex<EventStream>>,

@@ -7,8 +7,8 @@ use agent_client_protocol::v1::schema::{
     ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
 use serde_json::Value;
-use zut_agent::transcript::JsonBlock;
-use zut_agent::AgentEvent;
+use zut_types::AgentEvent;
+use zut_types::JsonBlock;
 
 /// Maps one turn's events; remembers tool calls already announced.
 #[derive(Default)]

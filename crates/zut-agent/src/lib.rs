@@ -14,7 +14,10 @@ pub mod controller;
 pub mod conversation;
 pub mod event;
 pub mod mcp_tools;
-pub mod outcome;
+/// How a prompt ended (the type lives in `zut-control`).
+pub mod outcome {
+    pub use zut_control::PromptOutcome;
+}
 pub mod session_bridge;
 mod session_switch;
 pub mod skills;

@@ -63,7 +63,7 @@ impl Backend for CliBackend {
             };
             conv.controller.ready().await;
             Ok(Conversation {
-                controller: conv.controller,
+                controller: std::sync::Arc::new(conv.controller),
                 events: conv.events,
                 session_id,
             })

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use zut_types::message::{Message, Part, Role};
+pub use zut_types::message::{Message, Part, Role, StopReason};
 
 /// A tool the model may call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -68,22 +68,6 @@ pub struct Request {
     pub max_tokens: u32,
     /// Reasoning effort.
     pub reasoning: Reasoning,
-}
-
-/// Why the model stopped (the `stop` of rpc.md's `turn_end`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StopReason {
-    /// The model finished its answer (also `stop_sequence`, `refusal`, OpenAI `stop`).
-    EndTurn,
-    /// The model wants tool results.
-    ToolUse,
-    /// Output token limit hit.
-    Length,
-    /// The request failed.
-    Error,
-    /// The request was cancelled.
-    Aborted,
 }
 
 /// Token usage of one request.

@@ -16,7 +16,7 @@ pub mod transcript;
 
 pub use approval::ApprovalDecision;
 pub use event::{AgentEvent, UsageCounts, UsageEvent};
-pub use message::{Message, Part, Role};
+pub use message::{Message, Part, Role, StopReason};
 pub use transcript::JsonBlock;
 
 /// The accepted reasoning levels (`set_reasoning`, `/reasoning`,

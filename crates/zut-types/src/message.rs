@@ -97,3 +97,19 @@ pub enum Part {
         content: Vec<Part>,
     },
 }
+
+/// Why the model stopped (the `stop` of rpc.md's `turn_end`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The model finished its answer (also `stop_sequence`, `refusal`, OpenAI `stop`).
+    EndTurn,
+    /// The model wants tool results.
+    ToolUse,
+    /// Output token limit hit.
+    Length,
+    /// The request failed.
+    Error,
+    /// The request was cancelled.
+    Aborted,
+}

@@ -1,8 +1,9 @@
 //! Dropping the queue: for a front end that is stopping (RPC mode on
 //! SIGINT/SIGTERM) and wants no queued job to start.
 
-use super::jobs::{Job, JobOutcome};
+use super::jobs::Job;
 use super::Controller;
+use zut_control::JobOutcome;
 
 impl Controller {
     /// Removes every queued job (the running one is left alone; see

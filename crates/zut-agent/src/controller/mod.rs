@@ -11,7 +11,7 @@
 
 mod commands;
 mod drop_queued;
-mod events;
+mod handle;
 mod jobs;
 pub mod models;
 mod session_moves;
@@ -27,19 +27,20 @@ use tokio::task::JoinHandle;
 use zut_ext_host::{ExtensionHost, UiReceiver};
 use zut_providers::{Message, Part, Provider};
 
-pub use commands::{CommandEntry, CommandOutcome};
-pub use events::{ControllerEvent, EventStream, COALESCE_AFTER};
-pub use jobs::{JobHandle, JobId, JobKind, JobOutcome, ReloadSummary};
 pub use models::ModelInfo;
-pub use session_moves::{SessionMove, SessionMoved};
+pub use session_moves::SessionMove;
 pub use state::{level_name, parse_level, State, REASONING_LEVELS};
+pub use zut_control::{
+    CommandEntry, CommandOutcome, ControllerEvent, EventStream, JobHandle, JobId, JobKind,
+    JobOutcome, ReloadSummary, SessionMoved, COALESCE_AFTER,
+};
 
 use crate::agent::Agent;
-use events::EventQueue;
 use jobs::{Job, Work};
 use shared::Shared;
 use startup::HostSlot;
 pub use startup::Startup;
+use zut_control::EventQueue;
 
 /// Handle to a running conversation. Cheap to clone; every clone drives
 /// the same conversation. Must be created inside a tokio runtime.

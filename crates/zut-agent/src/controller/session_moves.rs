@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use zut_session::{SessionWriter, Snapshot};
 
 use super::jobs::Work;
-use super::{Controller, JobHandle};
+use super::{Controller, JobHandle, SessionMoved};
 use crate::agent::Agent;
 
 /// Where the conversation should go.
@@ -34,22 +34,6 @@ pub enum SessionMove {
     },
     /// A new title for the current file.
     Rename(String),
-}
-
-/// Where a move landed.
-#[derive(Debug, Clone)]
-pub struct SessionMoved {
-    /// The session file now attached (`None` with `--no-session`).
-    pub path: Option<PathBuf>,
-    /// That file as read after the move (its messages, title, totals).
-    pub snapshot: Option<Box<Snapshot>>,
-}
-
-/// Two moves are equal when they landed on the same file.
-impl PartialEq for SessionMoved {
-    fn eq(&self, other: &Self) -> bool {
-        self.path == other.path
-    }
 }
 
 impl Controller {

@@ -7,9 +7,10 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 use zut_providers::{Message, Provider, Reasoning};
 
-use super::jobs::{Job, JobId};
+use super::jobs::Job;
 use crate::agent::Agent;
 use crate::event::UsageCounts;
+use zut_control::JobId;
 
 /// Settings changed by the front end, applied by the worker before the
 /// next job (the running one keeps what it started with).

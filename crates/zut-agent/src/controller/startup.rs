@@ -8,8 +8,8 @@ use tokio::sync::watch;
 use zut_ext_host::{ExtensionHost, HostConfig, UiSender};
 use zut_protocol::{EventName, SessionInfo};
 
-use super::events::{ControllerEvent, EventQueue};
 use crate::agent::Agent;
+use zut_control::{ControllerEvent, EventQueue};
 
 /// The extension host a controller starts before its first job.
 pub struct Startup {

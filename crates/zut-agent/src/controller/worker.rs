@@ -5,13 +5,14 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use super::events::{ControllerEvent, EventQueue};
-use super::jobs::{Job, JobOutcome, ReloadSummary, Work};
+use super::jobs::{Job, Work};
 use super::shared::Shared;
 use super::startup::{HostSlot, Startup};
 use crate::agent::Agent;
 use crate::event::AgentEvent;
 use tokio::sync::watch;
+use zut_control::{ControllerEvent, EventQueue};
+use zut_control::{JobOutcome, ReloadSummary};
 
 /// Runs jobs until the controller shuts down and the queue is empty;
 /// returns the agent.

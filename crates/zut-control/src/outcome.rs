@@ -1,8 +1,8 @@
 //! How a prompt ended.
 
-use zut_providers::StopReason;
+use zut_types::StopReason;
 
-/// The result of [`crate::Agent::prompt`].
+/// The result of the agent's `prompt`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PromptOutcome {
     /// The model stopped on its own.

@@ -14,8 +14,9 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::Notify;
 use zut_ext_host::UiEvent;
 
-use super::jobs::{JobId, JobKind};
-use crate::event::AgentEvent;
+use zut_types::event::AgentEvent;
+
+use crate::jobs::{JobId, JobKind};
 
 /// Queued items beyond which deltas are merged and extension frames wait.
 pub const COALESCE_AFTER: usize = 4096;
@@ -47,13 +48,13 @@ pub enum ControllerEvent {
         job: JobId,
     },
     /// The extensions the controller started are up (see
-    /// [`super::Controller::start`]): their commands, tools and
+    /// the controller's start): their commands, tools and
     /// interceptors are registered now.
     ExtensionsReady {
         /// Load errors, one text each.
         errors: Vec<String>,
     },
-    /// A front end's own note, pushed with [`super::Controller::note`]:
+    /// A front end's own note, pushed with the controller's `note`:
     /// delivered after everything pushed before it (RPC uses it to write a
     /// command's response after the events the command produced).
     Note(String),
@@ -66,23 +67,25 @@ struct Inner {
     producers: usize,
 }
 
-/// Shared queue between the producers and the one [`EventStream`].
+/// The producing side of the stream, shared by a controller's producers
+/// (its worker, the extension UI drain, `note`); the one consumer holds the
+/// [`EventStream`].
 #[derive(Clone, Default)]
-pub(crate) struct EventQueue {
+pub struct EventQueue {
     inner: Arc<(Mutex<Inner>, Notify, Notify)>,
 }
 
 impl EventQueue {
     /// A queue that closes after `producers` calls of
     /// [`EventQueue::producer_done`].
-    pub(crate) fn new(producers: usize) -> Self {
+    pub fn new(producers: usize) -> Self {
         let q = Self::default();
         q.lock().producers = producers;
         q
     }
 
     /// One producer finished; the last one closes the queue.
-    pub(crate) fn producer_done(&self) {
+    pub fn producer_done(&self) {
         let last = {
             let mut q = self.lock();
             q.producers = q.producers.saturating_sub(1);
@@ -98,7 +101,7 @@ impl EventQueue {
     }
 
     /// Appends an item (never blocks; merges deltas when far behind).
-    pub(crate) fn push(&self, ev: ControllerEvent) {
+    pub fn push(&self, ev: ControllerEvent) {
         {
             let mut q = self.lock();
             if q.closed {
@@ -120,7 +123,7 @@ impl EventQueue {
 
     /// Appends an extension frame, first waiting while the consumer is
     /// [`COALESCE_AFTER`] items behind.
-    pub(crate) async fn push_waiting(&self, ev: ControllerEvent) {
+    pub async fn push_waiting(&self, ev: ControllerEvent) {
         loop {
             let room = self.inner.2.notified();
             {
@@ -135,7 +138,7 @@ impl EventQueue {
     }
 
     /// No more items will be produced: the stream ends after the queued ones.
-    pub(crate) fn close(&self) {
+    pub fn close(&self) {
         self.lock().closed = true;
         self.inner.1.notify_waiters();
         self.inner.1.notify_one();
@@ -180,7 +183,8 @@ pub struct EventStream {
 }
 
 impl EventStream {
-    pub(crate) fn new(queue: EventQueue) -> Self {
+    /// The stream reading `queue`.
+    pub fn new(queue: EventQueue) -> Self {
         Self { queue }
     }
 
