@@ -121,51 +121,6 @@ fn complete_utf8_prefix(b: &[u8]) -> usize {
     len
 }
 
-/// Incremental lossy UTF-8 decoding for progress chunks: a character split
-/// across reads is held back until it is complete.
-#[derive(Default)]
-struct Utf8Stream {
-    pending: Vec<u8>,
-}
-
-impl Utf8Stream {
-    fn decode(&mut self, input: &[u8]) -> String {
-        self.pending.extend_from_slice(input);
-        let mut out = String::new();
-        let mut pos = 0;
-        while pos < self.pending.len() {
-            match std::str::from_utf8(&self.pending[pos..]) {
-                Ok(s) => {
-                    out.push_str(s);
-                    pos = self.pending.len();
-                }
-                Err(e) => {
-                    let valid = e.valid_up_to();
-                    out.push_str(&String::from_utf8_lossy(&self.pending[pos..pos + valid]));
-                    match e.error_len() {
-                        Some(bad) => {
-                            out.push('\u{FFFD}');
-                            pos += valid + bad;
-                        }
-                        None => {
-                            pos += valid;
-                            break;
-                        }
-                    }
-                }
-            }
-        }
-        self.pending.drain(..pos);
-        out
-    }
-
-    fn finish(&mut self) -> String {
-        let rest = String::from_utf8_lossy(&self.pending).into_owned();
-        self.pending.clear();
-        rest
-    }
-}
-
 /// How the run ended.
 enum End {
     /// The shell exited and the output pipe closed.
@@ -189,8 +144,9 @@ mod imp {
     use tokio::process::{Child, ChildStdout};
     use tokio::time::{sleep, sleep_until, Instant};
 
-    use super::{Capture, End, Utf8Stream};
+    use super::{Capture, End};
     use crate::limits::*;
+    use crate::process::Utf8Stream;
     use crate::{ToolContext, ToolOutput};
 
     /// Size of one read from the output pipe.
@@ -549,19 +505,6 @@ mod tests {
         let (text, truncated) = c.render();
         assert!(truncated);
         assert!(!text.contains('\u{FFFD}'));
-    }
-
-    #[test]
-    fn utf8_stream_holds_split_characters() {
-        let mut s = Utf8Stream::default();
-        let bytes = "aé€😀".as_bytes();
-        let mut out = String::new();
-        for b in bytes {
-            out.push_str(&s.decode(std::slice::from_ref(b)));
-        }
-        out.push_str(&s.finish());
-        assert_eq!(out, "aé€😀");
-        assert_eq!(s.decode(b"a\xffb"), "a\u{FFFD}b");
     }
 
     #[test]

@@ -327,16 +327,13 @@ mod imp {
     use std::time::Duration;
 
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    use tokio::process::Command;
     use tokio::time::{sleep, sleep_until, Instant};
 
     use super::{candidates, render, Capture, End, Interpreter, Source, NEVER_INSTALLS};
     use crate::limits::*;
-    use crate::process::POLL;
-    use crate::process::{
-        group_alive, group_of, in_own_group, signal_group, GroupGuard, Utf8Stream,
-    };
+    use crate::process::{Utf8Stream, POLL};
     use crate::{ToolContext, ToolOutput};
+    use zut_process::{group_alive, signal_group};
 
     const READ_CHUNK: usize = 64 * 1024;
     const PROBE: &str = "import sys, json; print(json.dumps(list(sys.version_info[:3])))";
@@ -381,7 +378,7 @@ mod imp {
     async fn discover(ctx: &ToolContext, deadline: Option<Instant>) -> Result<Interpreter, String> {
         let found = candidates(ctx);
         for (source, exe) in &found {
-            match probe(exe, &ctx.cwd, deadline).await {
+            match probe(exe, &ctx.cwd, &ctx.jail, deadline).await {
                 Ok(version) => {
                     return Ok(Interpreter {
                         path: exe.clone(),
@@ -426,7 +423,12 @@ mod imp {
     }
 
     /// Runs the version probe; the version (`3.x.y`) or why it failed.
-    async fn probe(exe: &Path, cwd: &Path, deadline: Option<Instant>) -> Result<String, String> {
+    async fn probe(
+        exe: &Path,
+        cwd: &Path,
+        jail: &Option<std::sync::Arc<zut_sandbox::Prepared>>,
+        deadline: Option<Instant>,
+    ) -> Result<String, String> {
         if !exe.exists() {
             return Err("executable not found".into());
         }
@@ -434,14 +436,15 @@ mod imp {
         if let Some(d) = deadline {
             limit = limit.min(d.saturating_duration_since(Instant::now()));
         }
-        let mut cmd = Command::new(exe);
-        cmd.args(["-I", "-S", "-B", "-c", PROBE])
-            .current_dir(cwd)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true);
-        let mut child = cmd.spawn().map_err(|e| format!("cannot start it: {e}"))?;
+        let mut launch = zut_process::Launch::new(exe, cwd)
+            .args(["-I", "-S", "-B", "-c", PROBE])
+            .sandbox(jail.clone());
+        launch.kill_on_drop = true;
+        // The guard kills the probe's group if it does not answer in time.
+        let zut_process::Process {
+            mut child,
+            guard: _guard,
+        } = zut_process::spawn(launch).map_err(|e| format!("cannot start it: {e}"))?;
         let Some(mut out) = child.stdout.take() else {
             return Err("no output pipe".into());
         };
@@ -489,21 +492,18 @@ mod imp {
         deadline: Option<Instant>,
         ctx: &ToolContext,
     ) -> ToolOutput {
-        let mut cmd = Command::new(&interp.path);
-        cmd.args(["-u", "-B", "-"])
-            .current_dir(&ctx.cwd)
-            .env("PWD", &ctx.cwd)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        in_own_group(&mut cmd);
-        let mut child = match cmd.spawn() {
-            Ok(c) => c,
+        let mut launch = zut_process::Launch::new(&interp.path, &ctx.cwd)
+            .args(["-u", "-B", "-"])
+            .sandbox(ctx.jail.clone());
+        launch.stdin = Stdio::piped();
+        launch.merge_stderr = true;
+        launch.kill_grace = BASH_KILL_GRACE;
+        let zut_process::Process { mut child, guard } = match zut_process::spawn(launch) {
+            Ok(p) => p,
             Err(e) => return ToolOutput::error(format!("start: {e}")),
         };
-        drop(cmd);
-        let pgid = group_of(&child);
-        let mut guard = GroupGuard(Some(pgid));
+        let mut guard = guard;
+        let pgid = guard.pgid().unwrap_or(0);
         let (Some(mut stdin), Some(mut stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return ToolOutput::error("Internal error in tool `python`: no pipes.");
         };
@@ -552,7 +552,8 @@ mod imp {
         let mut cleanup = None;
         let leftover = end.is_none() && group_alive(pgid);
         if end.is_some() || leftover {
-            signal_group(pgid, libc::SIGKILL);
+            signal_group(pgid, zut_process::SIGKILL);
+            guard.kill_stragglers();
             if status.is_none() {
                 if let Ok(r) = tokio::time::timeout(Duration::from_secs(2), child.wait()).await {
                     status = Some(r.ok().and_then(|s| s.code()));
@@ -586,7 +587,9 @@ mod imp {
         guard.disarm();
         ctx.report_progress(&utf8.finish());
         let end = end.unwrap_or(End::Exited(status.flatten()));
-        render(interp, &mut capture, &end, timeout, cleanup)
+        let mut out = render(interp, &mut capture, &end, timeout, cleanup);
+        crate::jail::annotate(ctx, &mut out);
+        out
     }
 }
 

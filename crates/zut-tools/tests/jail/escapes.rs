@@ -1,5 +1,6 @@
 //! Writes outside the scopes, secret reads, tracing, namespaces.
 
+use serde_json::json;
 use zut_sandbox::Network;
 
 use crate::env::*;
@@ -249,4 +250,39 @@ async fn unjail_while_running_keeps_the_running_command_jailed() {
     let (_, text) = run.await.unwrap();
     assert!(!target.exists(), "{text}");
     assert!(text.contains("denied by the jail"), "{text}");
+}
+
+#[tokio::test]
+async fn python_runs_inside_the_jail() {
+    if !supported() {
+        return;
+    }
+    let env = Env::new();
+    let ctx = env.ctx();
+    let key = env.home.join(".ssh/id_ed25519");
+    let victim = env.outside.join("victim.txt");
+    let code = format!(
+        "import pathlib\n\
+         pathlib.Path('inside.txt').write_text('ok')\n\
+         for name, act in [('read', lambda: pathlib.Path({key:?}).read_text()),\n\
+                           ('write', lambda: pathlib.Path({victim:?}).write_text('pwned'))]:\n\
+         \x20   try:\n\
+         \x20       print(name, 'LEAK', act())\n\
+         \x20   except OSError as e:\n\
+         \x20       print(name, 'refused', e.errno)\n",
+        key = key.display().to_string(),
+        victim = victim.display().to_string(),
+    );
+    let out = tool(&ctx, "python", json!({"code": code, "timeout": 30})).await;
+    let text = out.text_content();
+    if text.contains("no Python 3 interpreter found") {
+        assert!(std::env::var_os("CI").is_none(), "{text}");
+        eprintln!("skipped: {text}");
+        return;
+    }
+    assert!(!text.contains(SECRET_KEY), "secret key leaked: {text}");
+    assert!(text.contains("read refused"), "{text}");
+    assert!(text.contains("write refused"), "{text}");
+    assert_eq!(read(&victim), "original\n", "{text}");
+    assert_eq!(read(&env.ws.join("inside.txt")), "ok", "{text}");
 }
