@@ -26,9 +26,6 @@ pub const MAX_TIMEOUT_MS: u64 = 120_000;
 /// Most files checked after one mutation.
 pub const MAX_MUTATION_FILES: usize = 3;
 
-/// Most files a `diagnostics` glob checks.
-const MAX_GLOB_FILES: usize = 50;
-
 #[derive(Deserialize, Default)]
 struct Args {
     #[serde(default)]
@@ -305,7 +302,7 @@ impl LspManager {
                 }
             }
             Some(p) if a.path.contains(['*', '?', '[']) => {
-                let files = match expand_glob(self.cwd(), &a.path) {
+                let files = match crate::file_glob::expand_glob(self.cwd(), &a.path) {
                     Ok(f) => f,
                     Err(e) => return Outcome::err(e),
                 };
@@ -772,33 +769,4 @@ fn bound_text(text: String) -> String {
         cut -= 1;
     }
     format!("{}{suffix}", &text[..cut])
-}
-
-/// Files under `cwd` matching `pattern` (relative to `cwd`; `**` allowed),
-/// sorted, bounded, ignoring `.gitignore`d and hidden entries.
-fn expand_glob(cwd: &Path, pattern: &str) -> Result<Vec<PathBuf>, String> {
-    let glob = globset::GlobBuilder::new(pattern.trim_start_matches("./"))
-        .literal_separator(true)
-        .build()
-        .map_err(|e| format!("bad glob {pattern:?}: {e}"))?
-        .compile_matcher();
-    let mut out = Vec::new();
-    for entry in ignore::WalkBuilder::new(cwd)
-        .max_depth(Some(32))
-        .build()
-        .flatten()
-    {
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        let rel = entry.path().strip_prefix(cwd).unwrap_or(entry.path());
-        if glob.is_match(rel) {
-            out.push(entry.path().to_path_buf());
-            if out.len() >= MAX_GLOB_FILES {
-                break;
-            }
-        }
-    }
-    out.sort();
-    Ok(out)
 }
