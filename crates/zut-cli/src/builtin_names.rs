@@ -24,28 +24,7 @@ pub fn builtins() -> zut_ext_manage::Builtins {
 
 /// Tool names the Go original offers (seed and newer). `--tools` accepts
 /// them all; the ones zut lacks are ignored with a warning.
-pub const GO_TOOLS: &[&str] = &[
-    "read",
-    "write",
-    "edit",
-    "bash",
-    "python",
-    "worktree",
-    "grep",
-    "glob",
-    "ast",
-    "lsp",
-    "web_search",
-    "web_open",
-    "web_find",
-    "web_click",
-    "schedule",
-    "update_goal",
-    "update_plan",
-    "plan",
-    "skill",
-    "subagent",
-];
+pub const GO_TOOLS: &[&str] = zut_ext_host::BUILTIN_TOOL_NAMES;
 
 #[cfg(test)]
 mod tests {

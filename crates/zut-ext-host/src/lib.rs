@@ -49,6 +49,6 @@ pub use host::{ExtensionHost, ReloadReport, StartReport};
 pub use intercept::{AssistantVerdict, ToolCallVerdict, TurnStartVerdict};
 pub use load_error::LoadError;
 pub use manifest::{BundledSkills, ExecSpec, Manifest, ManifestError};
-pub use registry::{CommandInfo, ToolDef, RESERVED_TOOL_NAMES};
+pub use registry::{CommandInfo, ToolDef, BUILTIN_TOOL_NAMES, RESERVED_TOOL_NAMES};
 pub use tool_result::{ToolContent, ToolOutcome};
 pub use ui::{ui_channel, widget_placement, UiEvent, UiKind, UiReceiver, UiSender};

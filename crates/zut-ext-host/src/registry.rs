@@ -25,6 +25,32 @@ pub const RESERVED_TOOL_NAMES: &[&str] = &[
     "plan",
 ];
 
+/// Every built-in tool name of the Go original (seed and newer): `--tools`
+/// accepts them all, and an extension tool cannot take any of them
+/// (`zut ext test` checks registrations against this list).
+pub const BUILTIN_TOOL_NAMES: &[&str] = &[
+    "read",
+    "write",
+    "edit",
+    "bash",
+    "python",
+    "worktree",
+    "grep",
+    "glob",
+    "ast",
+    "lsp",
+    "web_search",
+    "web_open",
+    "web_find",
+    "web_click",
+    "schedule",
+    "update_goal",
+    "update_plan",
+    "plan",
+    "skill",
+    "subagent",
+];
+
 /// A tool definition offered to the model.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolDef {

@@ -224,7 +224,7 @@ impl Checker<'_> {
             );
             return;
         }
-        if RESERVED_TOOL_NAMES.contains(&name) || BUILT_IN_TOOLS.contains(&name) {
+        if RESERVED_TOOL_NAMES.contains(&name) || BUILTIN_TOOL_NAMES.contains(&name) {
             self.report.warn(
                 label.clone(),
                 RULE,

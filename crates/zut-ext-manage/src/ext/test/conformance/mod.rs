@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use serde_json::{json, Value};
-use zut_ext_host::{Manifest, RESERVED_TOOL_NAMES};
+use zut_ext_host::{Manifest, BUILTIN_TOOL_NAMES, RESERVED_TOOL_NAMES};
 use zut_protocol::limits::{AUTO_READY_IDLE, INTERCEPT_TIMEOUT, READY_TIMEOUT, SHUTDOWN_GRACE};
 use zut_protocol::{
     CommandInvoked, ContentBlock, Event, EventIntercept, ExtFrame, HelloAck, HostFrame,
@@ -26,29 +26,6 @@ use super::wire::{group_alive, kill_group, Read, Wire};
 
 /// Largest `details` zut persists (protocol §8.5).
 const MAX_DETAILS: usize = 256 * 1024;
-/// Built-in tool names an extension tool cannot take (protocol §8.1, seed list).
-const BUILT_IN_TOOLS: &[&str] = &[
-    "read",
-    "write",
-    "edit",
-    "bash",
-    "python",
-    "worktree",
-    "grep",
-    "glob",
-    "ast",
-    "lsp",
-    "web_search",
-    "web_open",
-    "web_find",
-    "web_click",
-    "schedule",
-    "update_goal",
-    "update_plan",
-    "plan",
-    "skill",
-];
-
 /// What to run.
 pub struct Options {
     /// The extension directory (absolute).
