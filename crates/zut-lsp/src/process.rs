@@ -1,82 +1,29 @@
-//! Server processes: started from one long-lived thread so that, on
-//! Linux, `PR_SET_PDEATHSIG` (which fires when the *thread* that forked
-//! the child exits) kills them only when zut itself goes; each leads its
-//! own process group, which is killed when the handle is dropped.
+//! Server processes: started by `zut_process::spawn_server` (one
+//! long-lived spawner thread, so the parent-death signal follows zut); each
+//! leads its own process group, which is killed when the handle is dropped;
+//! and where a server's command is found.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::sync::{Mutex, OnceLock};
-
-type SpawnRequest = (Command, mpsc::Sender<std::io::Result<Child>>);
-
-fn spawner() -> &'static Mutex<mpsc::Sender<SpawnRequest>> {
-    static SPAWNER: OnceLock<Mutex<mpsc::Sender<SpawnRequest>>> = OnceLock::new();
-    SPAWNER.get_or_init(|| {
-        let (tx, rx) = mpsc::channel::<SpawnRequest>();
-        let started = std::thread::Builder::new()
-            .name("zut-lsp-spawner".into())
-            .spawn(move || {
-                for (mut cmd, reply) in rx {
-                    let _ = reply.send(cmd.spawn());
-                }
-            });
-        if let Err(e) = started {
-            tracing::error!(error = %e, "cannot start the language-server spawner thread");
-        }
-        Mutex::new(tx)
-    })
-}
 
 /// Starts `program args` in `cwd` with piped stdio, its own process group
-/// and (Linux) death with zut.
+/// and (Linux) death with zut, through `zut_process::spawn_server`.
 pub fn spawn(
     program: &Path,
     args: &[String],
     cwd: &Path,
     env: &[(String, String)],
 ) -> std::io::Result<Child> {
-    use std::os::unix::process::CommandExt;
     let mut cmd = Command::new(program);
     cmd.args(args)
         .current_dir(cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
+        .stderr(Stdio::piped());
     for (k, v) in env {
         cmd.env(k, v);
     }
-    // SAFETY: prctl only sets a flag of the forked child; async-signal-safe.
-    unsafe {
-        cmd.pre_exec(|| {
-            #[cfg(target_os = "linux")]
-            {
-                if libc::prctl(
-                    libc::PR_SET_PDEATHSIG,
-                    libc::SIGKILL as libc::c_ulong,
-                    0,
-                    0,
-                    0,
-                ) != 0
-                {
-                    return Err(std::io::Error::last_os_error());
-                }
-            }
-            Ok(())
-        });
-    }
-    let (tx, rx) = mpsc::channel();
-    {
-        let sender = spawner()
-            .lock()
-            .map_err(|_| std::io::Error::other("spawner lock poisoned"))?;
-        sender
-            .send((cmd, tx))
-            .map_err(|_| std::io::Error::other("spawner thread is gone"))?;
-    }
-    rx.recv()
-        .map_err(|_| std::io::Error::other("spawner thread is gone"))?
+    zut_process::spawn_server(cmd)
 }
 
 /// Kills a process group on drop (SIGKILL: the server had its chance to

@@ -1,15 +1,17 @@
-//! Starting a stdio server: its own process group, killed on drop, stderr
-//! appended to `$ZUT_HOME/logs/mcp-<name>.log`, parent-death signal on Linux.
-//!
-//! TODO(zut-process): switch to the shared launcher crate `zut-process`
-//! (and its sandbox policy) once it lands; this is the only place that
-//! spawns server processes.
+//! Starting a stdio server through the shared launcher (`zut_process`):
+//! its own process group, parent-death signal on Linux, stderr appended to
+//! `$ZUT_HOME/logs/mcp-<name>.log`, the leader killed when its `Child` is
+//! dropped; [`stop`] ends the whole group. Servers run unconfined for now
+//! (docs/mcp.md, "Not built yet": the jail of `bash`/`python` would deny
+//! what servers legitimately need, such as their caches).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Stdio;
 
-use tokio::process::{Child, Command};
+use tokio::process::Child;
+
+pub use zut_process::{describe_exit, signal_group};
 
 /// Spawns `command args` in `cwd` with `env` added, stdin/stdout piped.
 pub fn spawn(
@@ -19,44 +21,16 @@ pub fn spawn(
     cwd: &Path,
     stderr: std::fs::File,
 ) -> std::io::Result<Child> {
-    let mut cmd = Command::new(command);
-    cmd.args(args)
-        .envs(env)
-        .current_dir(cwd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::from(stderr))
-        .kill_on_drop(true);
-    #[cfg(unix)]
-    cmd.process_group(0);
-    #[cfg(target_os = "linux")]
-    // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
-    unsafe {
-        cmd.pre_exec(|| {
-            if libc::prctl(
-                libc::PR_SET_PDEATHSIG,
-                libc::SIGKILL as libc::c_ulong,
-                0,
-                0,
-                0,
-            ) != 0
-            {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    cmd.spawn()
-}
-
-/// Sends `signal` to the process group `pgid` (false when it is gone).
-#[cfg(unix)]
-pub fn signal_group(pgid: u32, signal: i32) -> bool {
-    match libc::pid_t::try_from(pgid) {
-        // SAFETY: killpg has no memory-safety preconditions.
-        Ok(p) if p > 1 => unsafe { libc::killpg(p, signal) == 0 },
-        _ => false,
-    }
+    let mut launch = zut_process::Launch::new(command, cwd).args(args);
+    launch.env = env.iter().map(|(k, v)| (k.into(), v.into())).collect();
+    launch.stdin = Stdio::piped();
+    launch.stderr = Stdio::from(stderr);
+    launch.kill_on_drop = true;
+    let zut_process::Process { child, mut guard } = zut_process::spawn(launch)?;
+    // The connection owns the child; `stop` (or the slot's own kill) ends
+    // the group, as before the shared launcher.
+    guard.disarm();
+    Ok(child)
 }
 
 /// Stops a server process: waits `grace` for it to exit on its own (its
@@ -66,7 +40,7 @@ pub async fn stop(child: &mut Child, grace: std::time::Duration) {
     if tokio::time::timeout(grace, child.wait()).await.is_err() {
         #[cfg(unix)]
         if let Some(pgid) = pgid {
-            signal_group(pgid, libc::SIGTERM);
+            signal_group(pgid, zut_process::SIGTERM);
         }
         if tokio::time::timeout(grace, child.wait()).await.is_err() {
             let _ = child.start_kill();
@@ -76,21 +50,6 @@ pub async fn stop(child: &mut Child, grace: std::time::Duration) {
     // Grandchildren that outlived the leader.
     #[cfg(unix)]
     if let Some(pgid) = pgid {
-        signal_group(pgid, libc::SIGKILL);
-    }
-}
-
-/// `exit status N` / `signal N` of a finished process.
-pub fn describe_exit(status: std::process::ExitStatus) -> String {
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::ExitStatusExt;
-        if let Some(sig) = status.signal() {
-            return format!("killed by signal {sig}");
-        }
-    }
-    match status.code() {
-        Some(code) => format!("exit status {code}"),
-        None => "exited".into(),
+        signal_group(pgid, zut_process::SIGKILL);
     }
 }

@@ -181,6 +181,19 @@ fn child_setup(
             return Err(std::io::Error::last_os_error());
         }
     }
+    die_with_parent()?;
+    if let Some(sb) = sandbox {
+        // SAFETY: see ScopeRef.
+        let scope = unsafe { &*scope.0 };
+        sb.apply_in_child(scope)?;
+    }
+    Ok(())
+}
+
+/// In the forked child: SIGKILL when the thread that forked it exits
+/// (Linux; a no-op elsewhere).
+#[cfg(unix)]
+pub(crate) fn die_with_parent() -> std::io::Result<()> {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: prctl with PR_SET_PDEATHSIG only sets a flag of this
@@ -197,11 +210,6 @@ fn child_setup(
         if rc != 0 {
             return Err(std::io::Error::last_os_error());
         }
-    }
-    if let Some(sb) = sandbox {
-        // SAFETY: see ScopeRef.
-        let scope = unsafe { &*scope.0 };
-        sb.apply_in_child(scope)?;
     }
     Ok(())
 }

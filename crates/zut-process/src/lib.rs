@@ -4,8 +4,10 @@
 //! own process group, with a parent-death signal (Linux), optionally inside
 //! a sandbox policy ([`zut_sandbox::Prepared`]), and with a [`GroupGuard`]
 //! that sends SIGTERM, then SIGKILL, to the whole group (grandchildren
-//! included) when it is dropped armed. Used by the `bash` tool and the
-//! extension host; language servers, MCP servers and subagents later.
+//! included) when it is dropped armed. Used by the `bash` and `python`
+//! tools, the extension host and MCP servers. [`spawn_server`] starts a
+//! long-lived server (language servers) from one long-lived thread, so the
+//! parent-death signal follows zut and not a pool thread.
 //!
 //! [`lines::LineReader`] reads LF-terminated lines with a hard cap, either
 //! stopping at an over-long line or skipping it.
@@ -16,7 +18,9 @@ mod exit;
 mod group;
 mod launch;
 pub mod lines;
+mod server;
 
 pub use exit::{describe_exit, signal_name};
 pub use group::{group_alive, signal_group, GroupGuard, SIGKILL, SIGTERM};
 pub use launch::{spawn, Launch, Process};
+pub use server::spawn_server;
