@@ -309,15 +309,8 @@ impl Chrome {
             Line::from(Span::styled(head, border)),
             width,
         )];
-        let frame = |content: Line<'static>| -> Line<'static> {
-            let content = wrap::truncate(content, inner);
-            let pad = inner.saturating_sub(wrap::line_width(&content));
-            let mut spans = vec![Span::styled("  │ ", border)];
-            spans.extend(content.spans);
-            spans.push(Span::raw(" ".repeat(pad)));
-            spans.push(Span::styled(" │", border));
-            Line::from(spans)
-        };
+        let frame =
+            |content: Line<'static>| wrap::boxed_row(content, inner, "", ("  │ ", " │"), border);
         let footer_rows = if p.footer.trim().is_empty() { 0 } else { 2 };
         let body_max = max.saturating_sub(2 + footer_rows).max(1);
         for l in p.lines.iter().take(body_max) {

@@ -231,15 +231,8 @@ pub fn rows(c: &Confirms, width: usize, focused: bool, theme: &Theme) -> Vec<Lin
     let margin = " ".repeat(width.saturating_sub(box_w) / 2);
     let inner = box_w.saturating_sub(2);
     let border = if focused { theme.accent } else { theme.border };
-    let frame = |content: Line<'static>| -> Line<'static> {
-        let content = wrap::truncate(content, inner);
-        let pad = inner.saturating_sub(wrap::line_width(&content));
-        let mut spans = vec![Span::raw(margin.clone()), Span::styled("│", border)];
-        spans.extend(content.spans);
-        spans.push(Span::raw(" ".repeat(pad)));
-        spans.push(Span::styled("│", border));
-        Line::from(spans)
-    };
+    let frame =
+        |content: Line<'static>| wrap::boxed_row(content, inner, &margin, ("│", "│"), border);
     let mut title = " confirm tool call ".to_string();
     if c.queue.len() > 1 {
         title = format!(" confirm tool call (1 of {}) ", c.queue.len());

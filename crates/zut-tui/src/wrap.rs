@@ -167,6 +167,28 @@ pub fn truncate(line: Line<'static>, width: usize) -> Line<'static> {
     Line::from(out)
 }
 
+/// One row inside a box: an unstyled `margin`, `left`, `content` cut to
+/// `inner` columns and padded to them, `right`; the sides in `border`.
+pub fn boxed_row(
+    content: Line<'static>,
+    inner: usize,
+    margin: &str,
+    (left, right): (&str, &str),
+    border: Style,
+) -> Line<'static> {
+    let content = truncate(content, inner);
+    let pad = inner.saturating_sub(line_width(&content));
+    let mut spans = Vec::with_capacity(content.spans.len() + 4);
+    if !margin.is_empty() {
+        spans.push(Span::raw(margin.to_string()));
+    }
+    spans.push(Span::styled(left.to_string(), border));
+    spans.extend(content.spans);
+    spans.push(Span::raw(" ".repeat(pad)));
+    spans.push(Span::styled(right.to_string(), border));
+    Line::from(spans)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

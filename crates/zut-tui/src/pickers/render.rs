@@ -20,15 +20,8 @@ pub fn rows(p: &Picker, width: usize, max: usize, theme: &Theme) -> Vec<Line<'st
     let margin = " ".repeat((width.saturating_sub(box_w)) / 2);
     let inner = box_w.saturating_sub(2);
     let border = theme.border;
-    let frame = |content: Line<'static>| -> Line<'static> {
-        let content = wrap::truncate(content, inner);
-        let pad = inner.saturating_sub(wrap::line_width(&content));
-        let mut spans = vec![Span::raw(margin.clone()), Span::styled("│", border)];
-        spans.extend(content.spans);
-        spans.push(Span::raw(" ".repeat(pad)));
-        spans.push(Span::styled("│", border));
-        Line::from(spans)
-    };
+    let frame =
+        |content: Line<'static>| wrap::boxed_row(content, inner, &margin, ("│", "│"), border);
     // Top border with the title in the middle.
     let title = format!(" {} ", crate::sanitize::clean_line(&p.title));
     let title_w = wrap::width(&title).min(inner);
