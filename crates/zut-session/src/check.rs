@@ -8,7 +8,7 @@
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
-use crate::message::{classify, Keys, Kind, Role};
+use crate::message::{classify, Kind, Role};
 
 /// A JSON string, checked but not kept.
 struct IsStr;
@@ -122,16 +122,7 @@ struct CheckBlock {
 
 impl CheckBlock {
     fn check(&self, nested: bool) -> Result<(), String> {
-        let keys = Keys {
-            reasoning: self.reasoning_id.is_some()
-                || self.summary.is_some()
-                || self.encrypted_content.is_some(),
-            id: self.id.is_some(),
-            name: self.name.is_some(),
-            call_id: self.call_id.is_some(),
-            mime_type: self.mime_type.is_some(),
-            text: self.text.is_some(),
-        };
+        let keys = crate::message::block_keys!(self);
         if classify(keys, nested)? == Kind::ToolResult {
             let content = self
                 .content

@@ -193,6 +193,24 @@ pub(crate) struct Keys {
     pub text: bool,
 }
 
+/// The [`Keys`] of a block struct with the fields of a session block
+/// (`RawBlock` here, `CheckBlock` in the checker).
+macro_rules! block_keys {
+    ($b:expr) => {
+        $crate::message::Keys {
+            reasoning: $b.reasoning_id.is_some()
+                || $b.summary.is_some()
+                || $b.encrypted_content.is_some(),
+            id: $b.id.is_some(),
+            name: $b.name.is_some(),
+            call_id: $b.call_id.is_some(),
+            mime_type: $b.mime_type.is_some(),
+            text: $b.text.is_some(),
+        }
+    };
+}
+pub(crate) use block_keys;
+
 /// The block kind for `keys`, in the order of §1.4 (reasoning, tool call,
 /// tool result, image, text). Blocks inside a tool result (`nested`) can
 /// only be text or images.
@@ -225,16 +243,7 @@ pub(crate) fn classify(keys: Keys, nested: bool) -> Result<Kind, String> {
 
 impl RawBlock {
     fn keys(&self) -> Keys {
-        Keys {
-            reasoning: self.reasoning_id.is_some()
-                || self.summary.is_some()
-                || self.encrypted_content.is_some(),
-            id: self.id.is_some(),
-            name: self.name.is_some(),
-            call_id: self.call_id.is_some(),
-            mime_type: self.mime_type.is_some(),
-            text: self.text.is_some(),
-        }
+        block_keys!(self)
     }
 
     fn into_block(self, nested: bool) -> Result<Block, String> {
