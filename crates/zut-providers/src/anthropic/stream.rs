@@ -94,8 +94,10 @@ struct WireError {
     message: String,
 }
 
+/// What an open content block holds (Anthropic and Bedrock Converse
+/// number their blocks the same way).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum BlockKind {
+pub(crate) enum BlockKind {
     Text,
     Thinking,
     Tool,
@@ -109,7 +111,8 @@ pub(crate) struct Decoder {
     saw_stop_reason: bool,
 }
 
-/// Map an Anthropic `stop_reason`.
+/// Map an Anthropic `stop_reason` (Bedrock's `stopReason` uses the same
+/// values).
 pub(crate) fn map_stop(reason: &str) -> StopReason {
     match reason {
         "tool_use" => StopReason::ToolUse,

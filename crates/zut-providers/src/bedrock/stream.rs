@@ -13,12 +13,12 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
+use crate::anthropic::stream::{map_stop, BlockKind};
 use crate::assemble::{Assembler, Emit, REDACTED_THINKING_PREFIX};
 use crate::decode::Flow;
 use crate::error::ProviderError;
 use crate::sse::SseEventRef;
 use crate::text::Text;
-use crate::types::StopReason;
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -92,13 +92,6 @@ struct WireUsage {
     cache_write_input_tokens: u64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum BlockKind {
-    Text,
-    Thinking,
-    Tool,
-}
-
 /// Bedrock stream state for one attempt.
 #[derive(Debug, Default)]
 pub(crate) struct Decoder {
@@ -106,15 +99,6 @@ pub(crate) struct Decoder {
     blocks: Vec<Option<(usize, BlockKind)>>,
     stopped: bool,
     warned_unknown: bool,
-}
-
-/// Map a Converse `stopReason`.
-fn map_stop(reason: &str) -> StopReason {
-    match reason {
-        "tool_use" => StopReason::ToolUse,
-        "max_tokens" | "model_context_window_exceeded" => StopReason::Length,
-        _ => StopReason::EndTurn,
-    }
 }
 
 /// Exceptions worth a retry (before any output).
