@@ -784,3 +784,53 @@ async fn a_second_signal_during_a_hung_shutdown_exits_at_once() {
     assert!(stderr.contains("second signal"), "{stderr}");
     assert_eq!(server.request_count(), 0);
 }
+
+/// MCP servers start in RPC mode as in `-p`: the model calls a tool of the
+/// project's configured stdio server (the fake server of zut-mcp's tests,
+/// a real Python process) and its result reaches the next request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_tools_work_in_rpc_mode() {
+    if std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "python3 is required under CI"
+        );
+        return;
+    }
+    let env = TestEnv::new();
+    let fake = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../zut-mcp/tests/fixtures/fake_server.py");
+    std::fs::write(
+        env.home.join("config.json"),
+        json!({"mcpServers": {"fake": {"command": "python3",
+            "args": [fake.display().to_string(), "normal"]}}})
+        .to_string(),
+    )
+    .unwrap();
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_tool_call(
+        "call_1",
+        "mcp__fake__echo",
+        r#"{"text":"pong-4711"}"#,
+    ));
+    server.push(Script::anthropic_text("The server said pong."));
+    let mut rpc = Rpc::start(&env, &server, &[], &[]);
+    rpc.send(json!({"id":"1","type":"prompt","message":"ping the server"}));
+    let lines = rpc.until(is_done);
+    let end = lines
+        .iter()
+        .find(|v| v["type"] == "tool_execution_end" || v["type"] == "tool_result")
+        .cloned()
+        .unwrap_or_default();
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2, "{lines:?}");
+    let second: Value = serde_json::from_str(&reqs[1].raw_body).unwrap();
+    let last = second["messages"].as_array().unwrap().last().unwrap();
+    assert!(last.to_string().contains("pong-4711"), "{last} {end}");
+    assert!(!last.to_string().contains("unknown tool"), "{last}");
+    rpc.close();
+}
