@@ -348,3 +348,86 @@ fn cli_add_list_get_remove() {
     assert_eq!(code, 1);
     assert!(err.contains("no MCP server named nothing"));
 }
+
+/// `zut mcp serve`: a client speaking MCP over the real binary's stdio
+/// (newline-delimited JSON-RPC, as the stdio transport is) lists the
+/// built-in tools and calls `read` in the project directory; a path
+/// outside the project's files is answered as a tool error, not a crash.
+#[test]
+fn zut_mcp_serve_answers_a_client_over_stdio() {
+    use std::io::{BufRead, BufReader, Write};
+    let env = TestEnv::new();
+    std::fs::write(env.project.join("hello.txt"), "line one\nline two\n").unwrap();
+    let mut child = Command::new(workspace_bin("zut"))
+        .current_dir(&env.project)
+        .env("ZUT_HOME", &env.home)
+        .args(["mcp", "serve"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut send = |v: Value| {
+        writeln!(stdin, "{v}").unwrap();
+        stdin.flush().unwrap();
+    };
+    let mut answer = |id: i64| -> Value {
+        loop {
+            let mut line = String::new();
+            assert!(out.read_line(&mut line).unwrap() > 0, "zut closed stdout");
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["id"] == json!(id) {
+                return v;
+            }
+        }
+    };
+    send(
+        json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion":"2025-06-18","capabilities":{},
+        "clientInfo":{"name":"zut-test","version":"0"}}}),
+    );
+    let init = answer(1);
+    assert!(init["result"]["serverInfo"]["name"].is_string(), "{init}");
+    send(json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+    send(json!({"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}));
+    let list = answer(2);
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    for needed in ["read", "write", "edit", "bash", "grep"] {
+        assert!(names.contains(&needed), "{needed} missing: {names:?}");
+    }
+    send(
+        json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{
+        "name":"read","arguments":{"path":"hello.txt"}}}),
+    );
+    let read = answer(3);
+    assert_eq!(read["result"]["isError"], json!(false), "{read}");
+    assert!(read.to_string().contains("line two"), "{read}");
+    send(
+        json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{
+        "name":"read","arguments":{"path":"missing.txt"}}}),
+    );
+    let missing = answer(4);
+    assert_eq!(missing["result"]["isError"], json!(true), "{missing}");
+    drop(send);
+    // End of input ends the server.
+    drop(stdin);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("zut mcp serve did not exit at end of input");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert!(status.success(), "zut mcp serve exited with {status}");
+}
