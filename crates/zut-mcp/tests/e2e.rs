@@ -415,7 +415,6 @@ fn zut_mcp_serve_answers_a_client_over_stdio() {
     );
     let missing = answer(4);
     assert_eq!(missing["result"]["isError"], json!(true), "{missing}");
-    drop(send);
     // End of input ends the server.
     drop(stdin);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
