@@ -8,14 +8,12 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 use zut_ext_host::{AssistantVerdict, ExtensionHost, TurnStartVerdict};
 use zut_protocol::{Event, EventName};
-use zut_providers::{
-    Message, Part, Provider, ProviderError, Request, Role, StopReason, StreamEvent, Wire,
-};
+use zut_providers::{Message, Part, Provider, ProviderError, Request, Role, StopReason};
 
 use crate::config::AgentConfig;
+use crate::context_overflow::Recovery;
 use crate::event::{AgentEvent, UsageCounts, UsageEvent};
 use crate::outcome::PromptOutcome;
-use crate::stream_map::map_stream_event;
 use crate::system_prompt::SystemFiles;
 use crate::toolset::{Toolset, Validators};
 use crate::transcript::{json_blocks, now_rfc3339};
@@ -269,38 +267,22 @@ impl Agent {
             );
             self.add_mcp_tools(&mut tools);
             let request = self.request(&tools, context.as_deref());
-            let provider_name = self.provider.name().to_string();
-            let model = self.provider.model().to_string();
-            let reasoning = self.config.reasoning_events;
-            let mode = match self.provider.config().wire {
-                Wire::Anthropic | Wire::Bedrock => "explicit",
-                Wire::OpenAi | Wire::Responses | Wire::Gemini | Wire::Vertex => "automatic",
-            };
-            let result = {
-                let mut on_event = |ev| {
-                    let first = matches!(ev, StreamEvent::RequestStarted { attempt: 1, .. });
-                    if let Some(a) = map_stream_event(ev, &provider_name, &model, reasoning) {
-                        sink(a);
-                    }
-                    if first {
-                        sink(AgentEvent::CacheDiagnostics {
-                            eligible: true,
-                            mode,
-                            transport: "http-sse",
-                            continuation: step > 1,
-                        });
-                    }
-                };
-                self.provider.stream(&request, cancel, &mut on_event).await
-            };
+            let build = |a: &Agent| a.request(&tools, context.as_deref());
+            let result = self
+                .stream_with_recovery(step, request, &build, cancel, sink)
+                .await;
             let completion = match result {
                 Ok(c) => c,
-                Err(ProviderError::Aborted) => {
+                Err(Recovery::Provider(ProviderError::Aborted)) => {
                     self.end_turn(sink, "aborted", None);
                     return PromptOutcome::Aborted;
                 }
-                Err(e) => {
+                Err(Recovery::Provider(e)) => {
                     let message = e.to_string();
+                    self.end_turn(sink, "error", Some(message.clone()));
+                    return PromptOutcome::Failed { message };
+                }
+                Err(Recovery::Failed(message)) => {
                     self.end_turn(sink, "error", Some(message.clone()));
                     return PromptOutcome::Failed { message };
                 }

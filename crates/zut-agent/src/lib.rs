@@ -10,6 +10,7 @@ pub mod approval;
 pub mod commands;
 pub mod compaction;
 pub mod config;
+pub mod context_overflow;
 pub mod controller;
 pub mod conversation;
 pub mod event;
