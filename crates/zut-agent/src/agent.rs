@@ -51,6 +51,8 @@ pub struct Agent {
     pub(crate) web: Arc<zut_web::WebRuntime>,
     /// MCP servers whose tools join the tool set (`crate::mcp_tools`).
     pub(crate) mcp: Option<zut_mcp::McpManager>,
+    /// Where the tool-result budget's cut stands (`crate::result_budget`).
+    pub(crate) result_budget: crate::result_budget::BudgetState,
 }
 
 impl Agent {
@@ -73,6 +75,7 @@ impl Agent {
             approval: Default::default(),
             files: None,
             mcp: None,
+            result_budget: Default::default(),
         }
     }
 
@@ -179,6 +182,7 @@ impl Agent {
         self.activated.clear();
         self.activation_calls.clear();
         self.tool_owners.clear();
+        self.result_budget.reset();
     }
 
     /// Runs one user prompt to completion, emitting events to `sink`.
@@ -378,13 +382,18 @@ impl Agent {
     /// last user message of this request only: it is never stored in the
     /// transcript, and the system prompt stays byte-identical across steps
     /// so providers' prompt caches keep working.
-    fn request(&self, tools: &Toolset, context: Option<&str>) -> Request {
+    pub(crate) fn request(&self, tools: &Toolset, context: Option<&str>) -> Request {
         let system = crate::system_prompt::build_from(
             &self.config.system,
             &self.system_files,
             &tools.summary(),
         );
-        let mut messages = self.transcript.clone();
+        let mut messages = crate::projection::project(
+            &self.transcript,
+            &self.config.cwd,
+            &self.config.long_session,
+            &self.result_budget,
+        );
         let hidden = Part::Text {
             text: hidden_context(&now_rfc3339(), context),
         };
