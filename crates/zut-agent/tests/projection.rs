@@ -159,9 +159,9 @@ async fn the_budget_caps_each_result_and_summarises_the_oldest() {
     ));
     for i in 1..=6 {
         server.push(Script::anthropic_tool_call(
-            &format!("r{i}"),
+            format!("r{i}"),
             "read",
-            &format!(r#"{{"path":"f{i}.txt"}}"#),
+            format!(r#"{{"path":"f{i}.txt"}}"#),
         ));
     }
     server.push(Script::anthropic_text("done"));
