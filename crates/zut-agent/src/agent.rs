@@ -8,14 +8,12 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 use zut_ext_host::{AssistantVerdict, ExtensionHost, TurnStartVerdict};
 use zut_protocol::{Event, EventName};
-use zut_providers::{
-    Message, Part, Provider, ProviderError, Request, Role, StopReason, StreamEvent, Wire,
-};
+use zut_providers::{Message, Part, Provider, ProviderError, Request, Role, StopReason};
 
 use crate::config::AgentConfig;
+use crate::context_overflow::Recovery;
 use crate::event::{AgentEvent, UsageCounts, UsageEvent};
 use crate::outcome::PromptOutcome;
-use crate::stream_map::map_stream_event;
 use crate::system_prompt::SystemFiles;
 use crate::toolset::{Toolset, Validators};
 use crate::transcript::{json_blocks, now_rfc3339};
@@ -53,6 +51,8 @@ pub struct Agent {
     pub(crate) web: Arc<zut_web::WebRuntime>,
     /// MCP servers whose tools join the tool set (`crate::mcp_tools`).
     pub(crate) mcp: Option<zut_mcp::McpManager>,
+    /// Where the tool-result budget's cut stands (`crate::result_budget`).
+    pub(crate) result_budget: crate::result_budget::BudgetState,
 }
 
 impl Agent {
@@ -75,6 +75,7 @@ impl Agent {
             approval: Default::default(),
             files: None,
             mcp: None,
+            result_budget: Default::default(),
         }
     }
 
@@ -181,6 +182,7 @@ impl Agent {
         self.activated.clear();
         self.activation_calls.clear();
         self.tool_owners.clear();
+        self.result_budget.reset();
     }
 
     /// Runs one user prompt to completion, emitting events to `sink`.
@@ -269,38 +271,22 @@ impl Agent {
             );
             self.add_mcp_tools(&mut tools);
             let request = self.request(&tools, context.as_deref());
-            let provider_name = self.provider.name().to_string();
-            let model = self.provider.model().to_string();
-            let reasoning = self.config.reasoning_events;
-            let mode = match self.provider.config().wire {
-                Wire::Anthropic | Wire::Bedrock => "explicit",
-                Wire::OpenAi | Wire::Responses | Wire::Gemini | Wire::Vertex => "automatic",
-            };
-            let result = {
-                let mut on_event = |ev| {
-                    let first = matches!(ev, StreamEvent::RequestStarted { attempt: 1, .. });
-                    if let Some(a) = map_stream_event(ev, &provider_name, &model, reasoning) {
-                        sink(a);
-                    }
-                    if first {
-                        sink(AgentEvent::CacheDiagnostics {
-                            eligible: true,
-                            mode,
-                            transport: "http-sse",
-                            continuation: step > 1,
-                        });
-                    }
-                };
-                self.provider.stream(&request, cancel, &mut on_event).await
-            };
+            let build = |a: &Agent| a.request(&tools, context.as_deref());
+            let result = self
+                .stream_with_recovery(step, request, &build, cancel, sink)
+                .await;
             let completion = match result {
                 Ok(c) => c,
-                Err(ProviderError::Aborted) => {
+                Err(Recovery::Provider(ProviderError::Aborted)) => {
                     self.end_turn(sink, "aborted", None);
                     return PromptOutcome::Aborted;
                 }
-                Err(e) => {
+                Err(Recovery::Provider(e)) => {
                     let message = e.to_string();
+                    self.end_turn(sink, "error", Some(message.clone()));
+                    return PromptOutcome::Failed { message };
+                }
+                Err(Recovery::Failed(message)) => {
                     self.end_turn(sink, "error", Some(message.clone()));
                     return PromptOutcome::Failed { message };
                 }
@@ -396,13 +382,18 @@ impl Agent {
     /// last user message of this request only: it is never stored in the
     /// transcript, and the system prompt stays byte-identical across steps
     /// so providers' prompt caches keep working.
-    fn request(&self, tools: &Toolset, context: Option<&str>) -> Request {
+    pub(crate) fn request(&self, tools: &Toolset, context: Option<&str>) -> Request {
         let system = crate::system_prompt::build_from(
             &self.config.system,
             &self.system_files,
             &tools.summary(),
         );
-        let mut messages = self.transcript.clone();
+        let mut messages = crate::projection::project(
+            &self.transcript,
+            &self.config.cwd,
+            &self.config.long_session,
+            &self.result_budget,
+        );
         let hidden = Part::Text {
             text: hidden_context(&now_rfc3339(), context),
         };

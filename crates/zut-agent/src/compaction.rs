@@ -230,7 +230,7 @@ impl Agent {
         Ok(())
     }
 
-    async fn compact_inner(
+    pub(crate) async fn compact_inner(
         &mut self,
         instructions: Option<&str>,
         cancel: &CancellationToken,

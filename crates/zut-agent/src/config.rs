@@ -57,6 +57,9 @@ pub struct AgentConfig {
     /// shared by clones, read at the start of each tool call. Off by
     /// default.
     pub jail: zut_tools::JailSwitch,
+    /// What keeps long sessions working: stale-read projection, tool-result
+    /// budget, repetition guard, missing-answer recovery (all on).
+    pub long_session: crate::long_session::LongSessionConfig,
 }
 
 impl AgentConfig {
@@ -90,6 +93,7 @@ impl AgentConfig {
             python_interpreter: None,
             web: zut_web::WebConfig::default(),
             jail: zut_tools::JailSwitch::default(),
+            long_session: Default::default(),
         }
     }
 }

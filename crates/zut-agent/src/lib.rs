@@ -10,10 +10,14 @@ pub mod approval;
 pub mod commands;
 pub mod compaction;
 pub mod config;
+pub mod context_overflow;
 pub mod controller;
 pub mod conversation;
 pub mod event;
+pub mod long_session;
 pub mod mcp_tools;
+pub mod projection;
+pub mod result_budget;
 /// How a prompt ended (the type lives in `zut-control`).
 pub mod outcome {
     pub use zut_control::PromptOutcome;

@@ -132,6 +132,7 @@ mod tests {
             "ext_panel_close",
             "ext_submit",
             "ext_insert",
+            "context_recovery",
         ] {
             assert!(text.contains(&format!("\"{t}\"")), "schema lacks {t}");
         }

@@ -283,6 +283,13 @@ impl Transcript {
                     theme.warn,
                 );
             }
+            AgentEvent::ContextRecovery { error, .. } => {
+                self.finish_stream(theme);
+                self.notice(
+                    &format!("context window exceeded: compacting, then retrying once ({error})"),
+                    theme.warn,
+                );
+            }
             AgentEvent::TurnEnd { stop, error } => {
                 self.finish_stream(theme);
                 self.release_held();

@@ -305,6 +305,15 @@ pub enum AgentEvent {
         /// Text to insert.
         text: String,
     },
+    /// A request overflowed the model's context window (issue 24): the
+    /// conversation is compacted (a `compact_done` follows) and the request
+    /// is retried once. A second overflow ends the prompt with an `error`.
+    ContextRecovery {
+        /// 1-based model-call number within the prompt.
+        step: u64,
+        /// The provider's context-length error.
+        error: String,
+    },
 }
 
 /// Token counts for the `usage` event.

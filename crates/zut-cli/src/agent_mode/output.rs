@@ -88,6 +88,12 @@ impl Output {
                     st.line_open = !delta.ends_with('\n');
                     st.pending.extend_from_slice(delta.as_bytes());
                 }
+                AgentEvent::ContextRecovery { error, .. } => {
+                    crate::errln!(
+                        "zut: context window exceeded: compacting, then retrying once ({error})"
+                    );
+                    return;
+                }
                 _ => return,
             },
             _ => return,
