@@ -1,0 +1,3 @@
+//! Subagents: named profiles and (see `runtime`) in-process children.
+
+pub mod profiles;
