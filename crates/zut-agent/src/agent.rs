@@ -53,6 +53,10 @@ pub struct Agent {
     pub(crate) web: Arc<zut_web::WebRuntime>,
     /// MCP servers whose tools join the tool set (`crate::mcp_tools`).
     pub(crate) mcp: Option<zut_mcp::McpManager>,
+    /// This agent's children (`crate::subagent`), made on first use.
+    pub(crate) subagents: Option<Arc<crate::subagent::runtime::Runtime>>,
+    /// A child's profile tool list: extension tools not named are left out.
+    pub(crate) only_tools: Option<Vec<String>>,
 }
 
 impl Agent {
@@ -75,7 +79,14 @@ impl Agent {
             approval: Default::default(),
             files: None,
             mcp: None,
+            subagents: None,
+            only_tools: None,
         }
+    }
+
+    /// The children spawned with the `subagent` tool, if it was used.
+    pub fn subagents(&self) -> Option<&Arc<crate::subagent::runtime::Runtime>> {
+        self.subagents.as_ref()
     }
 
     /// The transcript so far (original texts and arguments: interception
@@ -268,6 +279,21 @@ impl Agent {
                 self.config.skills,
             );
             self.add_mcp_tools(&mut tools);
+            self.add_subagent_tool(&mut tools);
+            if let Some(only) = &self.only_tools {
+                tools.retain(|e| {
+                    !matches!(e.owner, crate::toolset::ToolOwner::Extension(_))
+                        || only.contains(&e.name)
+                });
+            }
+            // Children's completions reach the model as hidden context.
+            let context = match self.subagents.as_ref().and_then(|rt| rt.take_updates()) {
+                None => context,
+                Some(u) => Some(match context {
+                    Some(c) if !c.trim().is_empty() => format!("{c}\n\n{u}"),
+                    _ => u,
+                }),
+            };
             let request = self.request(&tools, context.as_deref());
             let provider_name = self.provider.name().to_string();
             let model = self.provider.model().to_string();
