@@ -53,6 +53,10 @@ pub struct Agent {
     pub(crate) mcp: Option<zut_mcp::McpManager>,
     /// Where the tool-result budget's cut stands (`crate::result_budget`).
     pub(crate) result_budget: crate::result_budget::BudgetState,
+    /// This agent's children (`crate::subagent`), made on first use.
+    pub(crate) subagents: Option<Arc<crate::subagent::runtime::Runtime>>,
+    /// A child's profile tool list: extension tools not named are left out.
+    pub(crate) only_tools: Option<Vec<String>>,
 }
 
 impl Agent {
@@ -76,7 +80,14 @@ impl Agent {
             files: None,
             mcp: None,
             result_budget: Default::default(),
+            subagents: None,
+            only_tools: None,
         }
+    }
+
+    /// The children spawned with the `subagent` tool, if it was used.
+    pub fn subagents(&self) -> Option<&Arc<crate::subagent::runtime::Runtime>> {
+        self.subagents.as_ref()
     }
 
     /// The transcript so far (original texts and arguments: interception
@@ -270,6 +281,21 @@ impl Agent {
                 self.config.skills,
             );
             self.add_mcp_tools(&mut tools);
+            self.add_subagent_tool(&mut tools);
+            if let Some(only) = &self.only_tools {
+                tools.retain(|e| {
+                    !matches!(e.owner, crate::toolset::ToolOwner::Extension(_))
+                        || only.contains(&e.name)
+                });
+            }
+            // Children's completions reach the model as hidden context.
+            let context = match self.subagents.as_ref().and_then(|rt| rt.take_updates()) {
+                None => context,
+                Some(u) => Some(match context {
+                    Some(c) if !c.trim().is_empty() => format!("{c}\n\n{u}"),
+                    _ => u,
+                }),
+            };
             let request = self.request(&tools, context.as_deref());
             let build = |a: &Agent| a.request(&tools, context.as_deref());
             let result = self

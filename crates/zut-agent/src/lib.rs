@@ -26,6 +26,7 @@ pub mod session_bridge;
 mod session_switch;
 pub mod skills;
 mod stream_map;
+pub mod subagent;
 pub mod system_prompt;
 mod tool_exec;
 pub mod toolset;

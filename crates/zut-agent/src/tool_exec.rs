@@ -95,6 +95,7 @@ impl Agent {
                 (is_error, vec![Part::Text { text }])
             }
             ToolOwner::Mcp(_) => self.run_mcp(id, name, effective, tools, cancel, sink).await,
+            ToolOwner::Subagent => self.run_subagent(&effective, cancel).await,
             ToolOwner::Extension(ext) => {
                 self.tool_owners.insert(id.to_string(), ext.to_string());
                 self.run_extension(ext, name, effective, tools, cancel)

@@ -19,6 +19,8 @@ pub enum ToolOwner {
     /// A tool of this MCP server (`""`: zut's MCP search or resource tool),
     /// see `crate::mcp_tools`.
     Mcp(String),
+    /// The `subagent` tool (`crate::subagent::tool`).
+    Subagent,
 }
 
 /// One tool as the loop sees it.
@@ -94,6 +96,11 @@ impl Toolset {
             }
         }
         Self { entries }
+    }
+
+    /// Keeps the entries for which `keep` is true.
+    pub fn retain(&mut self, keep: impl FnMut(&ToolEntry) -> bool) {
+        self.entries.retain(keep);
     }
 
     /// Appends `entry` unless a tool of that name exists (MCP tools never

@@ -3,6 +3,7 @@
 
 mod acp_mode;
 mod agent_mode;
+mod agents_cmd;
 mod args;
 mod builtin_names;
 mod config_cmd;
@@ -47,6 +48,7 @@ fn route(mut argv: Vec<String>) -> i32 {
         Some("update") => zut_ext_manage::run_update(&argv[1..]),
         Some("session") => session_cmd::run(&argv[1..]),
         Some("skills") => skills_cmd::run(&argv[1..]),
+        Some("agents") => agents_cmd::run(&argv[1..]),
         Some("config") => config_cmd::run(&argv[1..]),
         Some("acp") => acp_mode::run(&argv[1..]),
         Some("mcp") => zut_mcp::cli::run(&argv[1..]),

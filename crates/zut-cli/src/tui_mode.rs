@@ -167,6 +167,12 @@ pub fn run(args: &GlobalArgs) -> i32 {
     setup.agent.confirm_tools = args.no_yolo;
     setup.agent.reasoning_events = true;
     setup.agent.interception_events = true;
+    // The `subagent` tool is on by default here; headless runs offer it
+    // only when `--tools` names it (docs/subagents.md).
+    if args.tools.is_none() && !args.no_tools {
+        setup.agent.builtin_tools.push("subagent".to_string());
+        setup.host.builtin_tools.push("subagent".to_string());
+    }
     let initial_prompt = Some(args.prompt.join(" ")).filter(|p| !p.trim().is_empty());
     let (zut_home, cwd) = (setup.agent.system.zut_home.clone(), setup.agent.cwd.clone());
     // `-r` without an id: a new session, and the sessions picker at once.

@@ -162,6 +162,13 @@ pub struct Script {
     /// Wait this long between frames.
     #[serde(default)]
     pub event_delay_ms: Option<u64>,
+    /// Only answer a request whose raw body contains this text (the first
+    /// queued script that matches answers; unmatched ones stay queued).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<String>,
+    /// Only answer a request whose raw body does not contain this text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unless: Option<String>,
 }
 
 fn default_status() -> u16 {
@@ -181,7 +188,28 @@ impl Script {
             hang_after: None,
             delay_ms: None,
             event_delay_ms: None,
+            when: None,
+            unless: None,
         }
+    }
+
+    /// Answers only requests whose raw body contains `text` (see
+    /// [`Script::when`]).
+    pub fn when(mut self, text: impl Into<String>) -> Self {
+        self.when = Some(text.into());
+        self
+    }
+
+    /// Answers only requests whose raw body does not contain `text`.
+    pub fn unless(mut self, text: impl Into<String>) -> Self {
+        self.unless = Some(text.into());
+        self
+    }
+
+    /// Whether this script may answer a request with this raw body.
+    pub fn matches(&self, raw_body: &str) -> bool {
+        self.when.as_deref().is_none_or(|w| raw_body.contains(w))
+            && self.unless.as_deref().is_none_or(|u| !raw_body.contains(u))
     }
 
     /// A reply in `format` made of `blocks`.

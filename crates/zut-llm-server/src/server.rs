@@ -220,10 +220,16 @@ async fn handle(
                 path,
                 headers,
                 body,
-                raw_body,
+                raw_body: raw_body.clone(),
             });
         }
-        let script = state.scripts.pop_front();
+        // The first queued script whose `when`/`unless` accept this body
+        // (scripts without them accept any).
+        let script = state
+            .scripts
+            .iter()
+            .position(|s| s.matches(&raw_body))
+            .and_then(|i| state.scripts.remove(i));
         if let (Some(script), true) = (&script, state.cycle) {
             state.scripts.push_back(script.clone());
         }

@@ -825,3 +825,27 @@ async fn responses_format_over_http() {
         json!({"code": "invalid_prompt", "message": "bad"})
     );
 }
+
+#[tokio::test]
+async fn when_and_unless_pick_the_first_matching_script() {
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_text("for the parent").when("PARENT"));
+    server.push(Script::anthropic_text("for child b").when("child-b"));
+    server.push(Script::anthropic_text("for any child").unless("PARENT"));
+    let r = send(&server, "/v1/messages", &[], r#"{"m":"child-a"}"#).await;
+    assert!(r.body.contains("for any child"), "{}", r.body);
+    let r = send(&server, "/v1/messages", &[], r#"{"m":"PARENT child-b"}"#).await;
+    assert!(r.body.contains("for the parent"), "{}", r.body);
+    let r = send(&server, "/v1/messages", &[], r#"{"m":"child-b"}"#).await;
+    assert!(r.body.contains("for child b"), "{}", r.body);
+    // Nothing left that matches: the usual 500.
+    let r = send(&server, "/v1/messages", &[], r#"{"m":"x"}"#).await;
+    assert_eq!(r.status, 500);
+    // The JSON form (the binary's scripts) carries the fields.
+    let s: Script = serde_json::from_value(json!({
+        "body": {"kind": "reply", "format": "anthropic", "blocks": []},
+        "when": "a", "unless": "b"
+    }))
+    .unwrap();
+    assert!(s.matches("a") && !s.matches("ab") && !s.matches("c"));
+}

@@ -203,6 +203,14 @@ fn enabled_builtins(args: &GlobalArgs) -> anyhow::Result<Vec<String>> {
         if name.starts_with("web_") {
             continue; // the web tools come as a set: crate::web_setup
         }
+        // `subagent` (or the Go original's `subagent:<action>`, which here
+        // selects the whole tool): offered headless only when named.
+        if name == "subagent" || name.starts_with("subagent:") {
+            if !out.iter().any(|n: &String| n == "subagent") {
+                out.push("subagent".to_string());
+            }
+            continue;
+        }
         if !zut_tools::BUILTIN_NAMES.contains(&name) {
             if name == "skill" {
                 continue; // on unless --no-skill

@@ -1,0 +1,847 @@
+//! In-process children: each is an [`Agent`] on a tokio task of its own,
+//! sharing the parent's provider client, extension host, jail switch and
+//! language servers, with its own transcript, cancellation, session file
+//! (`$ZUT_HOME/subagents/<id>/transcript.jsonl`, whose `meta` row names the
+//! parent session) and, optionally, a git worktree of its own.
+//!
+//! Children run their turns in parallel up to a limit
+//! (`ZUT_SUBAGENTS_MAX_CONCURRENT`, default: the CPU count); each turn is
+//! bounded by a time budget (profile `timeout`, spawn `timeout`,
+//! `ZUT_SUBAGENTS_TIMEOUT`, default 1800 s) and a step budget (profile
+//! `maxTurns`, else the parent's `--max-steps`). Stopping a child cancels
+//! its running turn (a running `bash` command's process group is killed);
+//! aborting the parent's prompt stops every child. Children cannot spawn
+//! (depth limit 1).
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tokio::sync::{mpsc, watch, Semaphore};
+use tokio_util::sync::CancellationToken;
+use zut_ext_host::ExtensionHost;
+use zut_providers::{Part, Provider, Reasoning};
+
+use crate::agent::Agent;
+use crate::config::AgentConfig;
+use crate::event::AgentEvent;
+use crate::outcome::PromptOutcome;
+use crate::subagent::profiles::{Profile, ProfileSet, PromptMode};
+
+/// Default per-turn time budget of a child.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1800);
+
+/// Bytes of a child's final text put in a tool result (the full text is in
+/// `result.json` and the transcript).
+pub const SUMMARY_BYTES: usize = 4000;
+
+/// Bytes of the final text kept in `result.json` (the Go original's cap).
+pub const RESULT_BYTES: usize = 256 * 1024;
+
+/// A child's state (the Go original's names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChildState {
+    /// Waiting for a concurrency slot.
+    Queued,
+    /// A turn is running.
+    Running,
+    /// Between turns, after one that was interrupted.
+    Idle,
+    /// The last turn ended normally.
+    Completed,
+    /// The last turn failed (provider error, budget).
+    Failed,
+    /// Stopped for good.
+    Stopped,
+    /// The last turn was interrupted.
+    Interrupted,
+}
+
+impl ChildState {
+    /// The name the tool shows.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChildState::Queued => "queued",
+            ChildState::Running => "running",
+            ChildState::Idle => "idle",
+            ChildState::Completed => "completed",
+            ChildState::Failed => "failed",
+            ChildState::Stopped => "stopped",
+            ChildState::Interrupted => "interrupted",
+        }
+    }
+
+    /// No turn queued or running.
+    pub fn is_settled(self) -> bool {
+        !matches!(self, ChildState::Queued | ChildState::Running)
+    }
+}
+
+/// What a child is doing and has done.
+#[derive(Debug, Clone)]
+pub struct ChildStatus {
+    /// State.
+    pub state: ChildState,
+    /// The last turn's final text.
+    pub final_text: String,
+    /// The last turn's error.
+    pub error: Option<String>,
+    /// Turns finished.
+    pub turns: u32,
+    /// Model calls made.
+    pub steps: u64,
+    /// Tokens in and out.
+    pub tokens: (u64, u64),
+    /// The tool running now, if any.
+    pub tool: Option<String>,
+    /// Follow-ups waiting.
+    pub pending: usize,
+}
+
+/// One child.
+pub struct Child {
+    /// `sa-<n>-<random>`.
+    pub id: String,
+    /// The task it was spawned with.
+    pub task: String,
+    /// Its profile, if any.
+    pub profile: Option<String>,
+    /// Provider name.
+    pub provider: String,
+    /// Model id.
+    pub model: String,
+    /// Reasoning level, when not off.
+    pub reasoning: Reasoning,
+    /// `shared` or `worktree`.
+    pub workspace: &'static str,
+    /// Its working directory.
+    pub cwd: PathBuf,
+    /// Its state directory (`$ZUT_HOME/subagents/<id>`).
+    pub dir: PathBuf,
+    /// Its session file.
+    pub transcript: PathBuf,
+    /// `required` at spawn.
+    pub required: bool,
+    started: Instant,
+    status: Mutex<ChildStatus>,
+    changed: watch::Sender<u64>,
+    inbox: mpsc::UnboundedSender<String>,
+    stop: CancellationToken,
+    turn: Mutex<Option<CancellationToken>>,
+}
+
+impl Child {
+    /// A copy of the status.
+    pub fn status(&self) -> ChildStatus {
+        lock(&self.status).clone()
+    }
+
+    /// Time since spawn.
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    fn update(&self, f: impl FnOnce(&mut ChildStatus)) {
+        f(&mut lock(&self.status));
+        self.changed.send_modify(|n| *n += 1);
+    }
+
+    /// Waits until no turn is queued or running, or `limit` passes;
+    /// `true` when settled.
+    pub async fn wait_settled(&self, limit: Duration) -> bool {
+        let mut rx = self.changed.subscribe();
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            {
+                let st = lock(&self.status);
+                if st.state.is_settled() && st.pending == 0 {
+                    return true;
+                }
+            }
+            match tokio::time::timeout_at(deadline, rx.changed()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) => return true,
+                Err(_) => return false,
+            }
+        }
+    }
+
+    /// Cancels the running turn only; `false` when none runs.
+    pub fn interrupt(&self) -> bool {
+        let running = lock(&self.status).state == ChildState::Running;
+        match lock(&self.turn).as_ref() {
+            Some(t) if running => {
+                t.cancel();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Stops the child for good (its running turn and tool included).
+    pub fn stop(&self) {
+        self.stop.cancel();
+    }
+
+    /// Queues a follow-up turn; `Err` when the child was stopped.
+    pub fn send(&self, prompt: String) -> Result<(), String> {
+        if self.stop.is_cancelled() {
+            return Err(format!("agent \"{}\" was stopped", self.id));
+        }
+        self.update(|s| s.pending += 1);
+        self.inbox
+            .send(prompt)
+            .map_err(|_| format!("agent \"{}\" has ended", self.id))
+    }
+
+    /// The status object of the tool's JSON answers.
+    pub fn to_json(&self) -> Value {
+        let st = self.status();
+        let mut v = json!({
+            "agent_id": self.id,
+            "state": st.state.as_str(),
+            "provider": self.provider,
+            "model": self.model,
+            "workspace_mode": self.workspace,
+            "task": clip(&self.task, 200),
+            "elapsed_ms": self.elapsed().as_millis() as u64,
+            "turns": st.turns,
+            "steps": st.steps,
+            "tokens": {"input": st.tokens.0, "output": st.tokens.1},
+            "transcript": self.transcript.display().to_string(),
+        });
+        if let Some(p) = &self.profile {
+            v["profile"] = json!(p);
+        }
+        if self.required {
+            v["required"] = json!(true);
+        }
+        if self.workspace == "worktree" {
+            v["worktree"] = json!(self.cwd.display().to_string());
+        }
+        if let Some(t) = &st.tool {
+            v["activity"] = json!(format!("running tool {t}"));
+        }
+        if st.pending > 0 {
+            v["pending_followups"] = json!(st.pending);
+        }
+        if let Some(e) = &st.error {
+            v["error"] = json!(e);
+        }
+        v
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// At most `max` bytes of `s` (on a char boundary), `...` appended when cut.
+pub fn clip(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}...", &s[..end])
+}
+
+/// What a spawn asks for, resolved by the tool.
+pub struct SpawnSpec {
+    /// The task (first user message).
+    pub task: String,
+    /// Profile.
+    pub profile: Option<Profile>,
+    /// Model override (same provider).
+    pub model: Option<String>,
+    /// Reasoning override.
+    pub reasoning: Option<Reasoning>,
+    /// `worktree` isolation.
+    pub worktree: bool,
+    /// Per-turn time budget override.
+    pub timeout: Option<Duration>,
+    /// Step budget override.
+    pub max_turns: Option<u32>,
+    /// `required`.
+    pub required: bool,
+}
+
+/// The parent's side: its children, the shared limit and its settings.
+pub struct Runtime {
+    zut_home: PathBuf,
+    profiles: ProfileSet,
+    limit: Arc<Semaphore>,
+    max_concurrent: usize,
+    timeout: Duration,
+    children: Mutex<Vec<Arc<Child>>>,
+    /// Completion notes not yet shown to the parent's model.
+    updates: Updates,
+    /// Stops every child (the parent's abort).
+    root: CancellationToken,
+    /// Bumped by each [`Runtime::watch_parent`]: older watchers end.
+    watch_gen: watch::Sender<u64>,
+    seq: std::sync::atomic::AtomicU64,
+}
+
+/// `ZUT_SUBAGENTS_MAX_CONCURRENT`, else the CPU count.
+pub fn max_concurrent_from_env() -> usize {
+    std::env::var("ZUT_SUBAGENTS_MAX_CONCURRENT")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(usize::from)
+                .unwrap_or(4)
+        })
+}
+
+/// `ZUT_SUBAGENTS_TIMEOUT` (seconds), else [`DEFAULT_TIMEOUT`].
+pub fn timeout_from_env() -> Duration {
+    std::env::var("ZUT_SUBAGENTS_TIMEOUT")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|n| *n > 0)
+        .map(Duration::from_secs)
+        .unwrap_or(DEFAULT_TIMEOUT)
+}
+
+impl Runtime {
+    /// A runtime writing under `zut_home`, with `profiles`.
+    pub fn new(
+        zut_home: PathBuf,
+        profiles: ProfileSet,
+        max_concurrent: usize,
+        timeout: Duration,
+    ) -> Self {
+        let max_concurrent = max_concurrent.max(1);
+        Self {
+            zut_home,
+            profiles,
+            limit: Arc::new(Semaphore::new(max_concurrent)),
+            max_concurrent,
+            timeout,
+            children: Mutex::new(Vec::new()),
+            updates: Arc::new(Mutex::new(VecDeque::new())),
+            root: CancellationToken::new(),
+            watch_gen: watch::channel(0).0,
+            seq: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    /// For `cwd`: profiles from the usual places, limits from the
+    /// environment.
+    pub fn from_env(zut_home: PathBuf, cwd: &Path) -> Self {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let profiles = crate::subagent::profiles::discover(cwd, home.as_deref());
+        Self::new(
+            zut_home,
+            profiles,
+            max_concurrent_from_env(),
+            timeout_from_env(),
+        )
+    }
+
+    /// The profiles.
+    pub fn profiles(&self) -> &ProfileSet {
+        &self.profiles
+    }
+
+    /// The concurrency limit.
+    pub fn max_concurrent(&self) -> usize {
+        self.max_concurrent
+    }
+
+    /// Every child, oldest first.
+    pub fn children(&self) -> Vec<Arc<Child>> {
+        lock(&self.children).clone()
+    }
+
+    /// The child whose id is `id` or starts with it (unique prefix).
+    pub fn find(&self, id: &str) -> Result<Arc<Child>, String> {
+        let children = lock(&self.children);
+        if let Some(c) = children.iter().find(|c| c.id == id) {
+            return Ok(c.clone());
+        }
+        let matches: Vec<&Arc<Child>> = children
+            .iter()
+            .filter(|c| !id.is_empty() && c.id.starts_with(id))
+            .collect();
+        match matches.as_slice() {
+            [one] => Ok((*one).clone()),
+            _ => Err(format!("subagent: no such agent \"{id}\"")),
+        }
+    }
+
+    /// Completion notes since the last call, as the parent's hidden
+    /// context (`[auto-subagents update]`), or `None`.
+    pub fn take_updates(&self) -> Option<String> {
+        let mut q = lock(&self.updates);
+        if q.is_empty() {
+            return None;
+        }
+        let mut text = String::from("[auto-subagents update]\n");
+        for u in q.drain(..) {
+            text.push_str(&u);
+        }
+        text.push_str("Use the subagent tool (status with include_result, or wait) for details; each child's full transcript is at the path given.");
+        Some(text)
+    }
+
+    /// Stops every child when `cancel` (the token of the parent's prompt
+    /// that last used the tool) fires; the watcher of an earlier prompt
+    /// ends.
+    pub fn watch_parent(&self, cancel: &CancellationToken) {
+        self.watch_gen.send_modify(|g| *g += 1);
+        let mut gen = self.watch_gen.subscribe();
+        gen.mark_unchanged();
+        let (cancel, root) = (cancel.clone(), self.root.clone());
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = cancel.cancelled() => root.cancel(),
+                _ = root.cancelled() => {}
+                _ = gen.changed() => {}
+            }
+        });
+    }
+
+    /// Drops the queued completion notes of `id` (its result was just
+    /// returned by a tool call).
+    pub fn forget_updates(&self, id: &str) {
+        let prefix = format!("- {id}: ");
+        lock(&self.updates).retain(|u| !u.starts_with(&prefix));
+    }
+
+    /// Stops every child.
+    pub fn stop_all(&self) {
+        self.root.cancel();
+    }
+
+    /// Creates, records and starts a child: state directory, session file,
+    /// optional worktree, then its task with `spec.task` queued. Returns
+    /// once the child is durably accepted (before its first request).
+    pub async fn spawn(
+        &self,
+        spec: SpawnSpec,
+        parent_provider: &Provider,
+        host: Option<Arc<ExtensionHost>>,
+        parent: &AgentConfig,
+        parent_session: Option<(String, PathBuf)>,
+        only_tools: Option<Vec<String>>,
+    ) -> Result<Arc<Child>, String> {
+        if self.root.is_cancelled() {
+            return Err("subagent: the parent was aborted; no new children".to_string());
+        }
+        let n = self.seq.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        let id = format!("sa-{n}-{}", short_random());
+        let dir = self.zut_home.join("subagents").join(&id);
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("subagent: cannot create {}: {e}", dir.display()))?;
+        let (cwd, workspace) = if spec.worktree {
+            (add_worktree(&parent.cwd, &dir).await?, "worktree")
+        } else {
+            (parent.cwd.clone(), "shared")
+        };
+        let mut config = child_config(parent, spec.profile.as_ref(), &cwd)?;
+        if let Some(r) = spec.reasoning {
+            config.reasoning = r;
+        }
+        if let Some(n) = spec.max_turns {
+            config.max_steps = n;
+        }
+        let timeout = spec
+            .timeout
+            .or(spec
+                .profile
+                .as_ref()
+                .and_then(|p| p.timeout_secs)
+                .map(Duration::from_secs))
+            .unwrap_or(self.timeout);
+        let model = spec
+            .model
+            .clone()
+            .or(spec.profile.as_ref().and_then(|p| p.model.clone()));
+        let provider = match model.filter(|m| m != parent_provider.model()) {
+            None => parent_provider.clone(),
+            Some(m) => {
+                let mut c = parent_provider.config().clone();
+                c.model = m;
+                Provider::new(c).map_err(|e| format!("subagent: {e}"))?
+            }
+        };
+        if let Some(p) = spec.profile.as_ref().and_then(|p| p.provider.as_deref()) {
+            if p != provider.name() {
+                return Err(format!(
+                    "subagent: profile provider {p:?} differs from the parent's ({}); zut children use the parent's provider (set only `model`)",
+                    provider.name()
+                ));
+            }
+        }
+        let transcript = dir.join("transcript.jsonl");
+        let (writer, snapshot) = create_session(
+            &transcript,
+            &id,
+            &spec,
+            &provider,
+            &config,
+            parent_session.as_ref(),
+        )?;
+        let (inbox_tx, inbox_rx) = mpsc::unbounded_channel();
+        let (changed, _) = watch::channel(0u64);
+        let child = Arc::new(Child {
+            id: id.clone(),
+            task: spec.task.clone(),
+            profile: spec.profile.as_ref().map(|p| p.name.clone()),
+            provider: provider.name().to_string(),
+            model: provider.model().to_string(),
+            reasoning: config.reasoning,
+            workspace,
+            cwd,
+            dir: dir.clone(),
+            transcript,
+            required: spec.required,
+            started: Instant::now(),
+            status: Mutex::new(ChildStatus {
+                state: ChildState::Queued,
+                final_text: String::new(),
+                error: None,
+                turns: 0,
+                steps: 0,
+                tokens: (0, 0),
+                tool: None,
+                pending: 0,
+            }),
+            changed,
+            inbox: inbox_tx,
+            stop: self.root.child_token(),
+            turn: Mutex::new(None),
+        });
+        let mut agent = Agent::new(provider, host, config);
+        agent.only_tools = only_tools;
+        agent.attach_session(writer, Some(&snapshot));
+        lock(&self.children).push(child.clone());
+        child.send(spec.task)?;
+        let worker = Worker {
+            child: child.clone(),
+            limit: self.limit.clone(),
+            timeout,
+        };
+        tokio::spawn(worker.run(agent, inbox_rx, self.updates.clone()));
+        Ok(child)
+    }
+}
+
+type Updates = Arc<Mutex<VecDeque<String>>>;
+
+/// Runs one child's turns.
+struct Worker {
+    child: Arc<Child>,
+    limit: Arc<Semaphore>,
+    timeout: Duration,
+}
+
+impl Worker {
+    async fn run(
+        self,
+        mut agent: Agent,
+        mut inbox: mpsc::UnboundedReceiver<String>,
+        updates: Updates,
+    ) {
+        let child = self.child.clone();
+        loop {
+            let prompt = tokio::select! {
+                p = inbox.recv() => match p {
+                    Some(p) => p,
+                    None => break,
+                },
+                _ = child.stop.cancelled() => break,
+            };
+            child.update(|s| s.state = ChildState::Queued);
+            let permit = tokio::select! {
+                p = self.limit.clone().acquire_owned() => match p {
+                    Ok(p) => p,
+                    Err(_) => break,
+                },
+                _ = child.stop.cancelled() => break,
+            };
+            let turn = child.stop.child_token();
+            *lock(&child.turn) = Some(turn.clone());
+            child.update(|s| {
+                s.state = ChildState::Running;
+                s.pending = s.pending.saturating_sub(1);
+                s.error = None;
+            });
+            let c2 = child.clone();
+            let mut sink = move |ev: AgentEvent| match ev {
+                AgentEvent::TurnStart { .. } => c2.update(|s| s.steps += 1),
+                AgentEvent::ToolExecutionStarted { name, .. } => c2.update(|s| s.tool = Some(name)),
+                AgentEvent::ToolResult { .. } => c2.update(|s| s.tool = None),
+                AgentEvent::Usage(u) => c2.update(|s| {
+                    s.tokens.0 += u.this.input;
+                    s.tokens.1 += u.this.output;
+                }),
+                _ => {}
+            };
+            let mut timed_out = false;
+            let outcome = {
+                let fut = agent.prompt(vec![Part::Text { text: prompt }], &turn, &mut sink);
+                tokio::pin!(fut);
+                tokio::select! {
+                    o = &mut fut => o,
+                    _ = tokio::time::sleep(self.timeout) => {
+                        timed_out = true;
+                        turn.cancel();
+                        fut.await
+                    }
+                }
+            };
+            drop(permit);
+            *lock(&child.turn) = None;
+            let stopped = child.stop.is_cancelled();
+            let (state, final_text, error) = match outcome {
+                _ if timed_out => (
+                    ChildState::Failed,
+                    String::new(),
+                    Some(format!(
+                        "time budget of {} s exceeded",
+                        self.timeout.as_secs()
+                    )),
+                ),
+                PromptOutcome::Completed { final_text, .. } => {
+                    (ChildState::Completed, final_text, None)
+                }
+                PromptOutcome::Aborted if stopped => (ChildState::Stopped, String::new(), None),
+                PromptOutcome::Aborted => (ChildState::Interrupted, String::new(), None),
+                PromptOutcome::Blocked { reason } => {
+                    (ChildState::Failed, String::new(), Some(reason))
+                }
+                PromptOutcome::Failed { message } => {
+                    (ChildState::Failed, String::new(), Some(message))
+                }
+            };
+            write_result(&child, state, &final_text, error.as_deref());
+            if child.workspace == "worktree" {
+                capture_patch(&child).await;
+            }
+            child.update(|s| {
+                s.state = state;
+                s.final_text = final_text.clone();
+                s.error = error.clone();
+                s.turns += 1;
+                s.tool = None;
+            });
+            let mut line = format!("- {}: {}", child.id, state.as_str());
+            if let Some(e) = &error {
+                line.push_str(&format!(" ({e})"));
+            }
+            line.push_str(&format!(" — {}\n", clip(&child.task, 120)));
+            if !final_text.is_empty() {
+                line.push_str(&format!("  final: {}\n", clip(&final_text, 600)));
+            }
+            line.push_str(&format!("  transcript: {}\n", child.transcript.display()));
+            lock(&updates).push_back(line);
+            if stopped {
+                break;
+            }
+        }
+        if child.stop.is_cancelled() {
+            child.update(|s| {
+                if !s.state.is_settled() || s.pending > 0 {
+                    s.state = ChildState::Stopped;
+                }
+                s.pending = 0;
+            });
+        }
+    }
+}
+
+/// `result.json`: the last turn's outcome, final text capped.
+fn write_result(child: &Child, state: ChildState, final_text: &str, error: Option<&str>) {
+    let v = json!({
+        "agent_id": child.id,
+        "state": state.as_str(),
+        "final": clip(final_text, RESULT_BYTES),
+        "error": error,
+        "transcript": child.transcript.display().to_string(),
+    });
+    let path = child.dir.join("result.json");
+    if let Err(e) = std::fs::write(&path, format!("{v:#}\n")) {
+        tracing::warn!("subagent {}: {}: {e}", child.id, path.display());
+    }
+}
+
+/// The child's configuration: the parent's, narrowed by the profile.
+pub fn child_config(
+    parent: &AgentConfig,
+    profile: Option<&Profile>,
+    cwd: &Path,
+) -> Result<AgentConfig, String> {
+    let mut c = parent.clone();
+    c.cwd = cwd.to_path_buf();
+    c.system.cwd = cwd.to_path_buf();
+    c.confirm_tools = parent.confirm_tools;
+    let inherited: Vec<String> = parent
+        .builtin_tools
+        .iter()
+        .filter(|t| t.as_str() != crate::subagent::tool::TOOL_NAME)
+        .cloned()
+        .collect();
+    c.builtin_tools = inherited.clone();
+    let Some(p) = profile else {
+        return Ok(c);
+    };
+    if let Some(tools) = &p.tools {
+        if tools.iter().any(|t| t == crate::subagent::tool::TOOL_NAME) {
+            return Err(format!(
+                "subagent: profile {:?} lists the subagent tool; children cannot spawn (depth limit 1)",
+                p.name
+            ));
+        }
+        // The web tools are one selector (`web_search`).
+        let wanted: Vec<String> = tools
+            .iter()
+            .flat_map(|t| {
+                if t == "web_search" {
+                    zut_web::tool_defs()
+                        .into_iter()
+                        .map(|d| d.name.to_string())
+                        .collect()
+                } else {
+                    vec![t.clone()]
+                }
+            })
+            .collect();
+        c.builtin_tools = inherited
+            .into_iter()
+            .filter(|t| wanted.contains(t))
+            .collect();
+    }
+    if let Some(r) = p.reasoning {
+        c.reasoning = r;
+    }
+    if let Some(n) = p.max_turns {
+        c.max_steps = n;
+    }
+    match p.prompt_mode {
+        PromptMode::Append => c.system.append.push(p.system_prompt.clone()),
+        PromptMode::Replace => c.system.system_prompt = Some(p.system_prompt.clone()),
+    }
+    if !p.inherit_project_context {
+        c.system.no_context_files = true;
+    }
+    if !p.inherit_skills {
+        c.skills = false;
+    }
+    Ok(c)
+}
+
+/// Writes the `meta` row (the parent named in `parent`, the spawn in
+/// `subagent`) and opens the file for the child's rows.
+fn create_session(
+    path: &Path,
+    id: &str,
+    spec: &SpawnSpec,
+    provider: &Provider,
+    config: &AgentConfig,
+    parent: Option<&(String, PathBuf)>,
+) -> Result<(zut_session::SessionWriter, zut_session::Snapshot), String> {
+    let mut meta = zut_session::Meta {
+        id: uuid_like(),
+        cwd: config.cwd.display().to_string(),
+        model: provider.model().to_string(),
+        provider: provider.name().to_string(),
+        started: zut_session::now_rfc3339(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        title: zut_session::title_from_prompt(&spec.task),
+        hide_from_sessions: true,
+        ..Default::default()
+    };
+    if let Some((pid, _)) = parent {
+        meta.parent = pid.clone();
+    }
+    meta.extra.insert(
+        "subagent".to_string(),
+        json!({
+            "agent_id": id,
+            "parent_session": parent.map(|(i, _)| i.clone()),
+            "parent_path": parent.map(|(_, p)| p.display().to_string()),
+            "profile": spec.profile.as_ref().map(|p| p.name.clone()),
+            "task": spec.task,
+            "workspace": if spec.worktree { "worktree" } else { "shared" },
+        }),
+    );
+    let line = zut_session::Row::Meta(meta).to_line();
+    std::fs::write(path, &line).map_err(|e| format!("subagent: {}: {e}", path.display()))?;
+    zut_session::SessionWriter::open(path).map_err(|e| format!("subagent: {}: {e}", path.display()))
+}
+
+fn uuid_like() -> String {
+    let a = short_random();
+    let b = short_random();
+    format!("{a}{b}-subagent")
+}
+
+/// Eight hex digits from the clock and a counter (ids need not be secret).
+fn short_random() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(N.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0),
+    );
+    format!("{:08x}", h.finish() as u32)
+}
+
+async fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
+    let out = tokio::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .map_err(|e| format!("git: {e}"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+    }
+}
+
+/// `git worktree add --detach <dir>/worktree HEAD` in the parent's repo.
+async fn add_worktree(cwd: &Path, dir: &Path) -> Result<PathBuf, String> {
+    let top = git(cwd, &["rev-parse", "--show-toplevel"])
+        .await
+        .map_err(|e| format!("subagent: isolation worktree needs a git repository: {e}"))?;
+    let top = PathBuf::from(top.trim());
+    let path = dir.join("worktree");
+    let p = path.display().to_string();
+    git(&top, &["worktree", "add", "--detach", &p, "HEAD"])
+        .await
+        .map_err(|e| format!("subagent: git worktree add failed: {e}"))?;
+    // The same place relative to the repository root.
+    let rel = cwd.strip_prefix(&top).unwrap_or(Path::new(""));
+    Ok(path.join(rel))
+}
+
+/// Records the worktree's changes as `patch.diff` (never applied).
+async fn capture_patch(child: &Child) {
+    let wt = child.dir.join("worktree");
+    let _ = git(&wt, &["add", "-A", "--intent-to-add"]).await;
+    match git(&wt, &["diff", "--binary", "HEAD"]).await {
+        Ok(diff) => {
+            if let Err(e) = std::fs::write(child.dir.join("patch.diff"), diff) {
+                tracing::warn!("subagent {}: patch.diff: {e}", child.id);
+            }
+        }
+        Err(e) => tracing::warn!("subagent {}: git diff: {e}", child.id),
+    }
+}
