@@ -240,6 +240,9 @@ impl Agent {
         sink: EventSink<'_>,
     ) -> PromptOutcome {
         let mut cumulative = UsageCounts::default();
+        let long = &self.config.long_session;
+        let mut guard = crate::repetition::Guard::new(long.repetition_guard);
+        let mut recovery = crate::answer_recovery::AnswerRecovery::new(long.answer_recovery);
         for step in 1..=u64::from(self.config.max_steps.max(1)) {
             if cancel.is_cancelled() {
                 return PromptOutcome::Aborted;
@@ -330,6 +333,7 @@ impl Agent {
                 .tool_calls()
                 .map(|(id, name, args)| (id.to_string(), name.to_string(), args.clone()))
                 .collect();
+            let raw_text = message.text();
             let persisted = self
                 .persist_message(&message, Vec::new())
                 .and_then(|()| self.persist_usage(&this));
@@ -348,8 +352,18 @@ impl Agent {
             }
             self.end_turn(sink, stop_name(stop), None);
             if stop != StopReason::ToolUse || calls.is_empty() {
-                return PromptOutcome::Completed { stop, final_text };
+                match self.at_normal_end(stop, &raw_text, &mut guard, &mut recovery, sink) {
+                    None => return PromptOutcome::Completed { stop, final_text },
+                    Some(Ok(())) => continue,
+                    Some(Err(message)) => return PromptOutcome::Failed { message },
+                }
             }
+            let text_verdict = guard.observe_text(&raw_text, sink);
+            let call_keys: Vec<(String, serde_json::Value)> = calls
+                .iter()
+                .map(|(_, name, args)| (name.clone(), args.clone()))
+                .collect();
+            recovery.tools_ran();
             let mut results = Vec::with_capacity(calls.len());
             let activated_before = self.activated.clone();
             for (id, name, args) in calls {
@@ -368,10 +382,15 @@ impl Agent {
                         .await,
                 );
             }
-            let results = Message {
+            let mut results = Message {
                 role: Role::User,
                 content: results,
             };
+            let verdict = guard.observe_tools(&call_keys, &results.content, sink);
+            let repetition_stop = crate::repetition::apply(
+                crate::repetition::worst(text_verdict, verdict),
+                &mut results,
+            );
             let added: Vec<String> = self
                 .activated
                 .difference(&activated_before)
@@ -388,6 +407,9 @@ impl Agent {
             let persisted = self.persist_message(&results, added);
             self.transcript.push(results);
             if let Err(message) = persisted {
+                return PromptOutcome::Failed { message };
+            }
+            if let Some(message) = repetition_stop {
                 return PromptOutcome::Failed { message };
             }
             if cancel.is_cancelled() {

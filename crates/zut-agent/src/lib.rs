@@ -6,6 +6,7 @@
 //! RPC, TUI) and knows nothing of terminals or output formats.
 
 mod agent;
+pub mod answer_recovery;
 pub mod approval;
 pub mod commands;
 pub mod compaction;
@@ -17,6 +18,7 @@ pub mod event;
 pub mod long_session;
 pub mod mcp_tools;
 pub mod projection;
+pub mod repetition;
 pub mod result_budget;
 /// How a prompt ended (the type lives in `zut-control`).
 pub mod outcome {

@@ -224,3 +224,56 @@ async fn other_400s_are_not_retried() {
     assert!(of_type(&events, "context_recovery").is_empty());
     assert_eq!(server.request_count(), 1);
 }
+
+/// A scripted 200-turn session (every fourth turn uses a tool) whose
+/// requests overflow the context window three times: every turn
+/// completes, with no user action.
+#[tokio::test]
+async fn a_200_turn_session_survives_three_overflows() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    server.set_record(false);
+    let wire = Format::Anthropic;
+    let mut a = wire_agent(&env, &server, wire);
+    let o = zut_session::open(
+        &zut_session::Choice::New,
+        &env.home,
+        &env.project.display().to_string(),
+        zut_session::NewSession::default(),
+    )
+    .unwrap();
+    a.attach_session(o.writer, None);
+    let overflow_at = [57, 118, 181];
+    let mut recoveries = 0;
+    let mut compactions = 0;
+    for turn in 1..=200 {
+        if overflow_at.contains(&turn) {
+            server.push(overflow(wire));
+            server.push(text(wire, &format!("SUMMARY at turn {turn}")));
+        }
+        if turn % 4 == 0 {
+            server.push(Script::reply(
+                wire,
+                vec![Block::tool_call(
+                    format!("c{turn}"),
+                    "bash",
+                    format!(r#"{{"command":"echo turn {turn}"}}"#),
+                )],
+            ));
+        }
+        server.push(text(wire, &format!("answer {turn}")));
+        let (o, events) = run(&mut a, &format!("question {turn}")).await;
+        assert!(
+            matches!(o, PromptOutcome::Completed { ref final_text, .. } if *final_text == format!("answer {turn}")),
+            "turn {turn}: {o:?}"
+        );
+        recoveries += of_type(&events, "context_recovery").len();
+        compactions += of_type(&events, "compact_done").len();
+    }
+    assert_eq!(recoveries, 3);
+    assert_eq!(compactions, 3);
+    assert_eq!(server.pending(), 0);
+    // The last compaction left its summary at the head of the transcript.
+    let head = format!("{:?}", a.transcript()[0]);
+    assert!(head.contains("SUMMARY at turn 181"), "{head}");
+}

@@ -147,6 +147,10 @@ pub struct GlobalArgs {
     /// List the provider presets and the models of models.json, then exit.
     #[arg(long = "list-models")]
     pub list_models: bool,
+    /// Turn off the repetition guard (the same tool call and result, or
+    /// the same message, is otherwise warned at 5 and stopped at 8).
+    #[arg(long = "no-repetition-guard")]
+    pub no_repetition_guard: bool,
     /// Prompt text (everything after `--` is prompt text too).
     #[arg(value_name = "PROMPT")]
     pub prompt: Vec<String>,

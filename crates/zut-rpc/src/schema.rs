@@ -133,6 +133,8 @@ mod tests {
             "ext_submit",
             "ext_insert",
             "context_recovery",
+            "repetition_guard",
+            "turn_recovery",
         ] {
             assert!(text.contains(&format!("\"{t}\"")), "schema lacks {t}");
         }

@@ -290,6 +290,26 @@ impl Transcript {
                     theme.warn,
                 );
             }
+            AgentEvent::RepetitionGuard {
+                kind, stage, count, ..
+            } => {
+                self.finish_stream(theme);
+                let what = if *kind == "tool_call_result" {
+                    "the same tool call and result"
+                } else {
+                    "the same message"
+                };
+                let text = if *stage == "warning" {
+                    format!("repetition guard: {what} {count} times; the model is told")
+                } else {
+                    format!("repetition guard: {what} {count} times; stopped")
+                };
+                self.notice(&text, theme.warn);
+            }
+            AgentEvent::TurnRecovery { .. } => {
+                self.finish_stream(theme);
+                self.notice("Continuing: no final answer received.", theme.warn);
+            }
             AgentEvent::TurnEnd { stop, error } => {
                 self.finish_stream(theme);
                 self.release_held();

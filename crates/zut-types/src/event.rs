@@ -314,6 +314,27 @@ pub enum AgentEvent {
         /// The provider's context-length error.
         error: String,
     },
+    /// The repetition guard saw the same tool call and result, or the same
+    /// assistant message, repeatedly (issue 24): `warning` (the model is
+    /// told) or `stopped` (the prompt fails).
+    RepetitionGuard {
+        /// `tool_call_result` or `assistant_message`.
+        kind: &'static str,
+        /// `warning` or `stopped`.
+        stage: &'static str,
+        /// Occurrences in the guard's window.
+        count: u64,
+        /// Time since the first of them, in milliseconds.
+        elapsed_ms: u64,
+    },
+    /// A reply ended without a final answer after tools ran: zut asks the
+    /// model once more for it (issue 24).
+    TurnRecovery {
+        /// `missing_answer`.
+        reason: &'static str,
+        /// 1 (there is one recovery per prompt).
+        attempt: u64,
+    },
 }
 
 /// Token counts for the `usage` event.

@@ -88,6 +88,20 @@ impl Output {
                     st.line_open = !delta.ends_with('\n');
                     st.pending.extend_from_slice(delta.as_bytes());
                 }
+                AgentEvent::RepetitionGuard {
+                    stage: "warning",
+                    count,
+                    ..
+                } => {
+                    crate::errln!(
+                        "zut: repetition guard: the same step {count} times; the model is told"
+                    );
+                    return;
+                }
+                AgentEvent::TurnRecovery { .. } => {
+                    crate::errln!("zut: continuing: no final answer received");
+                    return;
+                }
                 AgentEvent::ContextRecovery { error, .. } => {
                     crate::errln!(
                         "zut: context window exceeded: compacting, then retrying once ({error})"

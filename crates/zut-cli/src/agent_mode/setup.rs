@@ -94,6 +94,7 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
         }
         agent.max_steps = n;
     }
+    agent.long_session.repetition_guard = !args.no_repetition_guard;
     agent.system.system_prompt = args.system_prompt.clone();
     agent.system.append = args.append_system_prompt.clone();
     agent.system.no_context_files = args.no_context_files;
