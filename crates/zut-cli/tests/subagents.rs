@@ -715,3 +715,68 @@ async fn profiles_shape_children_and_bad_ones_are_refused() {
         "{desc}"
     );
 }
+
+/// `resume` continues a child with its history; a child whose stream fails
+/// is `failed` with the provider's error; a child past its time budget is
+/// cancelled and `failed`; the parent goes on in every case.
+#[tokio::test]
+async fn resume_failures_and_time_budget() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    server.push(parent(call(
+        "c1",
+        json!({"action": "spawn", "task": "CHILD-R first", "wait": 60}),
+    )));
+    server.push(parent(call(
+        "c2",
+        json!({"action": "message", "agent_id": "sa-1", "prompt": "FOLLOW-UP now", "wait": 60}),
+    )));
+    server.push(parent(call(
+        "c3",
+        json!({"action": "spawn", "task": "CHILD-CRASH", "wait": 60}),
+    )));
+    server.push(parent(call(
+        "c4",
+        json!({"action": "spawn", "task": "CHILD-SLOW", "wait": 60, "timeout": 1}),
+    )));
+    server.push(parent(Script::anthropic_text("parent still fine")));
+    server.push(child("CHILD-R", Script::anthropic_text("first answer")));
+    server.push(child("FOLLOW-UP", Script::anthropic_text("second answer")));
+    server.push(child(
+        "CHILD-CRASH",
+        Script::anthropic_error_event("invalid_request_error", "the stream broke"),
+    ));
+    server.push(child("CHILD-SLOW", Script::hang()));
+    let r = run_p(
+        &env,
+        &server,
+        &[],
+        &["--tools", "read,subagent", "-p", "go"],
+    )
+    .await;
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(r.stdout.contains("parent still fine"), "{r:?}");
+    let results = tool_results(&server);
+    assert_eq!(results.len(), 4, "{results:?}");
+    let resumed: Value = serde_json::from_str(&results[1]).unwrap();
+    assert_eq!(resumed["action"], "resumed", "{resumed}");
+    assert_eq!(resumed["mode"], "steer", "{resumed}");
+    assert_eq!(resumed["wait"], "settled", "{resumed}");
+    assert_eq!(resumed["agent"]["result"], "second answer", "{resumed}");
+    assert_eq!(resumed["agent"]["turns"], 2, "{resumed}");
+    // The follow-up request carries the first turn.
+    let follow = server
+        .requests()
+        .into_iter()
+        .find(|r| r.raw_body.contains("FOLLOW-UP") && !r.raw_body.contains(PARENT))
+        .unwrap();
+    assert!(follow.raw_body.contains("first answer"));
+    assert!(results[2].contains("state: failed\n"), "{}", results[2]);
+    assert!(results[2].contains("the stream broke"), "{}", results[2]);
+    assert!(results[3].contains("state: failed\n"), "{}", results[3]);
+    assert!(
+        results[3].contains("error: time budget of 1 s exceeded"),
+        "{}",
+        results[3]
+    );
+}
