@@ -780,3 +780,69 @@ async fn resume_failures_and_time_budget() {
         results[3]
     );
 }
+
+fn edit(id: &str, old: &str, new: &str) -> Script {
+    Script::anthropic_tool_call(
+        id,
+        "edit",
+        json!({"path": "shared.txt", "edits": [{"oldText": old, "newText": new}]}).to_string(),
+    )
+}
+
+/// Three children edit one file in the shared workspace at once: the two
+/// disjoint edits both land, and the one whose text the first already
+/// changed fails with the edit tool's "changed since you read it" message —
+/// never a silent overwrite.
+#[tokio::test]
+async fn children_editing_one_file_never_overwrite_each_other() {
+    let env = TestEnv::new();
+    std::fs::write(env.project.join("shared.txt"), "alpha\nbeta\ngamma\n").unwrap();
+    let server = LlmServer::start().await.unwrap();
+    let spawns: Vec<zut_llm_server::Block> = ["EDIT-A", "EDIT-B", "EDIT-C"]
+        .iter()
+        .map(|t| {
+            zut_llm_server::Block::tool_call(
+                format!("s-{t}"),
+                "subagent",
+                json!({"action": "spawn", "task": t}).to_string(),
+            )
+        })
+        .collect();
+    server.push(parent(Script::reply(
+        zut_llm_server::Format::Anthropic,
+        spawns,
+    )));
+    server.push(parent(call("w", json!({"action": "wait", "wait": 60}))));
+    server.push(parent(Script::anthropic_text("edits done")));
+    server.push(child("EDIT-A", edit("a1", "alpha", "ALPHA")));
+    server.push(child("EDIT-B", edit("b1", "gamma", "GAMMA")));
+    // C runs after A's change (it waits for a slot): "alpha\nbeta" is gone.
+    server.push(child("EDIT-C", edit("c1", "alpha\nbeta", "x")).delay_ms(1500));
+    for t in ["EDIT-A", "EDIT-B", "EDIT-C"] {
+        server.push(child(t, Script::anthropic_text(format!("{t} finished"))).when("tool_result"));
+    }
+    let r = run_p(
+        &env,
+        &server,
+        &[("ZUT_SUBAGENTS_MAX_CONCURRENT", "3")],
+        &["--tools", "edit,subagent", "-p", "edit together"],
+    )
+    .await;
+    assert_eq!(r.code, 0, "{r:?}");
+    let text = std::fs::read_to_string(env.project.join("shared.txt")).unwrap();
+    assert_eq!(text, "ALPHA\nbeta\nGAMMA\n");
+    let c = server
+        .requests()
+        .into_iter()
+        .find(|r| {
+            !r.raw_body.contains(PARENT)
+                && r.raw_body.contains("EDIT-C")
+                && r.raw_body.contains("tool_result")
+        })
+        .unwrap();
+    assert!(
+        c.raw_body.contains("may have changed since you read it"),
+        "{}",
+        c.raw_body
+    );
+}

@@ -30,6 +30,10 @@ use crate::event::AgentEvent;
 use crate::outcome::PromptOutcome;
 use crate::subagent::profiles::{Profile, ProfileSet, PromptMode};
 
+/// Held while a `write` or `edit` runs, so that agents sharing a
+/// workspace never interleave the read and the write of one edit.
+pub static FILE_EDITS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// Default per-turn time budget of a child.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1800);
 
