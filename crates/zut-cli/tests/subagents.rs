@@ -846,3 +846,69 @@ async fn children_editing_one_file_never_overwrite_each_other() {
         c.raw_body
     );
 }
+
+/// The parent exits while its child is mid-request; the next run of the
+/// same session (`-c`) lists the child as interrupted and resumable, and
+/// `resume` brings it back with its history.
+#[tokio::test]
+async fn a_resumed_parent_sees_interrupted_children_and_resumes_them() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    server.push(parent(call(
+        "c1",
+        json!({"action": "spawn", "task": "LONG-CHILD task"}),
+    )));
+    server.push(parent(Script::anthropic_text("leaving now")));
+    server.push(child("LONG-CHILD", Script::hang()));
+    let r = run_p(
+        &env,
+        &server,
+        &[],
+        &["--tools", "read,subagent", "-p", "start"],
+    )
+    .await;
+    assert_eq!(r.code, 0, "{r:?}");
+    let dir = child_dirs(&env)[0].clone();
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap();
+    assert_eq!(result["state"], "running", "{result}");
+
+    let before = server.requests().len();
+    server.push(parent(call("c2", json!({"action": "status"}))));
+    server.push(parent(call(
+        "c3",
+        json!({"action": "resume", "agent_id": "sa-1", "prompt": "AGAIN please", "wait": 60}),
+    )));
+    server.push(parent(Script::anthropic_text("resumed it")));
+    server.push(child("AGAIN please", Script::anthropic_text("back again")));
+    let r = run_p(
+        &env,
+        &server,
+        &[],
+        &["--tools", "read,subagent", "-c", "-p", "continue"],
+    )
+    .await;
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(r.stdout.contains("resumed it"), "{r:?}");
+    let results: Vec<String> = tool_results(&server);
+    let n = results.len();
+    let status: Value = serde_json::from_str(&results[n - 2]).unwrap();
+    let prev = &status["previous_run"][0];
+    assert_eq!(prev["state"], "interrupted", "{status}");
+    assert_eq!(prev["resumable"], true, "{status}");
+    assert_eq!(prev["task"], "LONG-CHILD task", "{status}");
+    let resumed: Value = serde_json::from_str(&results[n - 1]).unwrap();
+    assert_eq!(resumed["wait"], "settled", "{resumed}");
+    assert_eq!(resumed["agent"]["result"], "back again", "{resumed}");
+    // The child's new request carries its first task (history restored).
+    let again = server.requests()[before..]
+        .iter()
+        .find(|r| !r.raw_body.contains(PARENT))
+        .unwrap()
+        .raw_body
+        .clone();
+    assert!(
+        again.contains("LONG-CHILD task") && again.contains("AGAIN please"),
+        "{again}"
+    );
+}
