@@ -218,6 +218,13 @@ impl Agent {
             })
         };
         let web = self.web.clone();
+        // `write` and `edit` of every agent in the process (a parent and
+        // its children) run one at a time: a second edit of a file sees the
+        // first's result (docs/subagents.md).
+        let _edit_turn = match name {
+            "write" | "edit" => Some(crate::subagent::runtime::FILE_EDITS.lock().await),
+            _ => None,
+        };
         let out = {
             let run = async {
                 if zut_web::is_web_tool(name) {

@@ -715,3 +715,200 @@ async fn profiles_shape_children_and_bad_ones_are_refused() {
         "{desc}"
     );
 }
+
+/// `resume` continues a child with its history; a child whose stream fails
+/// is `failed` with the provider's error; a child past its time budget is
+/// cancelled and `failed`; the parent goes on in every case.
+#[tokio::test]
+async fn resume_failures_and_time_budget() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    server.push(parent(call(
+        "c1",
+        json!({"action": "spawn", "task": "CHILD-R first", "wait": 60}),
+    )));
+    server.push(parent(call(
+        "c2",
+        json!({"action": "message", "agent_id": "sa-1", "prompt": "FOLLOW-UP now", "wait": 60}),
+    )));
+    server.push(parent(call(
+        "c3",
+        json!({"action": "spawn", "task": "CHILD-CRASH", "wait": 60}),
+    )));
+    server.push(parent(call(
+        "c4",
+        json!({"action": "spawn", "task": "CHILD-SLOW", "wait": 60, "timeout": 1}),
+    )));
+    server.push(parent(Script::anthropic_text("parent still fine")));
+    server.push(child("CHILD-R", Script::anthropic_text("first answer")));
+    server.push(child("FOLLOW-UP", Script::anthropic_text("second answer")));
+    server.push(child(
+        "CHILD-CRASH",
+        Script::anthropic_error_event("invalid_request_error", "the stream broke"),
+    ));
+    server.push(child("CHILD-SLOW", Script::hang()));
+    let r = run_p(
+        &env,
+        &server,
+        &[],
+        &["--tools", "read,subagent", "-p", "go"],
+    )
+    .await;
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(r.stdout.contains("parent still fine"), "{r:?}");
+    let results = tool_results(&server);
+    assert_eq!(results.len(), 4, "{results:?}");
+    let resumed: Value = serde_json::from_str(&results[1]).unwrap();
+    assert_eq!(resumed["action"], "resumed", "{resumed}");
+    assert_eq!(resumed["mode"], "steer", "{resumed}");
+    assert_eq!(resumed["wait"], "settled", "{resumed}");
+    assert_eq!(resumed["agent"]["result"], "second answer", "{resumed}");
+    assert_eq!(resumed["agent"]["turns"], 2, "{resumed}");
+    // The follow-up request carries the first turn.
+    let follow = server
+        .requests()
+        .into_iter()
+        .find(|r| r.raw_body.contains("FOLLOW-UP") && !r.raw_body.contains(PARENT))
+        .unwrap();
+    assert!(follow.raw_body.contains("first answer"));
+    assert!(results[2].contains("state: failed\n"), "{}", results[2]);
+    assert!(results[2].contains("the stream broke"), "{}", results[2]);
+    assert!(results[3].contains("state: failed\n"), "{}", results[3]);
+    assert!(
+        results[3].contains("error: time budget of 1 s exceeded"),
+        "{}",
+        results[3]
+    );
+}
+
+fn edit(id: &str, old: &str, new: &str) -> Script {
+    Script::anthropic_tool_call(
+        id,
+        "edit",
+        json!({"path": "shared.txt", "edits": [{"oldText": old, "newText": new}]}).to_string(),
+    )
+}
+
+/// Three children edit one file in the shared workspace at once: the two
+/// disjoint edits both land, and the one whose text the first already
+/// changed fails with the edit tool's "changed since you read it" message —
+/// never a silent overwrite.
+#[tokio::test]
+async fn children_editing_one_file_never_overwrite_each_other() {
+    let env = TestEnv::new();
+    std::fs::write(env.project.join("shared.txt"), "alpha\nbeta\ngamma\n").unwrap();
+    let server = LlmServer::start().await.unwrap();
+    let spawns: Vec<zut_llm_server::Block> = ["EDIT-A", "EDIT-B", "EDIT-C"]
+        .iter()
+        .map(|t| {
+            zut_llm_server::Block::tool_call(
+                format!("s-{t}"),
+                "subagent",
+                json!({"action": "spawn", "task": t}).to_string(),
+            )
+        })
+        .collect();
+    server.push(parent(Script::reply(
+        zut_llm_server::Format::Anthropic,
+        spawns,
+    )));
+    server.push(parent(call("w", json!({"action": "wait", "wait": 60}))));
+    server.push(parent(Script::anthropic_text("edits done")));
+    server.push(child("EDIT-A", edit("a1", "alpha", "ALPHA")));
+    server.push(child("EDIT-B", edit("b1", "gamma", "GAMMA")));
+    // C runs after A's change (it waits for a slot): "alpha\nbeta" is gone.
+    server.push(child("EDIT-C", edit("c1", "alpha\nbeta", "x")).delay_ms(1500));
+    for t in ["EDIT-A", "EDIT-B", "EDIT-C"] {
+        server.push(child(t, Script::anthropic_text(format!("{t} finished"))).when("tool_result"));
+    }
+    let r = run_p(
+        &env,
+        &server,
+        &[("ZUT_SUBAGENTS_MAX_CONCURRENT", "3")],
+        &["--tools", "edit,subagent", "-p", "edit together"],
+    )
+    .await;
+    assert_eq!(r.code, 0, "{r:?}");
+    let text = std::fs::read_to_string(env.project.join("shared.txt")).unwrap();
+    assert_eq!(text, "ALPHA\nbeta\nGAMMA\n");
+    let c = server
+        .requests()
+        .into_iter()
+        .find(|r| {
+            !r.raw_body.contains(PARENT)
+                && r.raw_body.contains("EDIT-C")
+                && r.raw_body.contains("tool_result")
+        })
+        .unwrap();
+    assert!(
+        c.raw_body.contains("may have changed since you read it"),
+        "{}",
+        c.raw_body
+    );
+}
+
+/// The parent exits while its child is mid-request; the next run of the
+/// same session (`-c`) lists the child as interrupted and resumable, and
+/// `resume` brings it back with its history.
+#[tokio::test]
+async fn a_resumed_parent_sees_interrupted_children_and_resumes_them() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    server.push(parent(call(
+        "c1",
+        json!({"action": "spawn", "task": "LONG-CHILD task"}),
+    )));
+    server.push(parent(Script::anthropic_text("leaving now")));
+    server.push(child("LONG-CHILD", Script::hang()));
+    let r = run_p(
+        &env,
+        &server,
+        &[],
+        &["--tools", "read,subagent", "-p", "start"],
+    )
+    .await;
+    assert_eq!(r.code, 0, "{r:?}");
+    let dir = child_dirs(&env)[0].clone();
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap()).unwrap();
+    assert_eq!(result["state"], "running", "{result}");
+
+    let before = server.requests().len();
+    server.push(parent(call("c2", json!({"action": "status"}))));
+    server.push(parent(call(
+        "c3",
+        json!({"action": "resume", "agent_id": "sa-1", "prompt": "AGAIN please", "wait": 60}),
+    )));
+    server.push(parent(Script::anthropic_text("resumed it")));
+    server.push(child("AGAIN please", Script::anthropic_text("back again")));
+    let r = run_p(
+        &env,
+        &server,
+        &[],
+        &["--tools", "read,subagent", "-c", "-p", "continue"],
+    )
+    .await;
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(r.stdout.contains("resumed it"), "{r:?}");
+    let results: Vec<String> = tool_results(&server);
+    let n = results.len();
+    let status: Value = serde_json::from_str(&results[n - 2]).unwrap();
+    let prev = &status["previous_run"][0];
+    assert_eq!(prev["state"], "interrupted", "{status}");
+    assert_eq!(prev["resumable"], true, "{status}");
+    assert_eq!(prev["task"], "LONG-CHILD task", "{status}");
+    let resumed: Value = serde_json::from_str(&results[n - 1]).unwrap();
+    assert_eq!(resumed["wait"], "settled", "{resumed}");
+    assert_eq!(resumed["agent"]["result"], "back again", "{resumed}");
+    // The child's new request carries its first task (history restored).
+    let again = server.requests()[before..]
+        .iter()
+        .find(|r| !r.raw_body.contains(PARENT))
+        .unwrap()
+        .raw_body
+        .clone();
+    assert!(
+        again.contains("LONG-CHILD task") && again.contains("AGAIN please"),
+        "{again}"
+    );
+}

@@ -223,13 +223,34 @@ impl Agent {
         };
         let rt = self.subagent_runtime();
         rt.watch_parent(cancel);
+        let parent_id = self
+            .session
+            .as_ref()
+            .map(|s| s.writer().meta().id.clone())
+            .unwrap_or_default();
         match action {
             "spawn" => self.subagent_spawn(&rt, args).await,
-            "status" => status(&rt, args).await,
+            "status" => status(&rt, args, &parent_id).await,
             "wait" => wait(&rt, args).await,
             "stop" => stop(&rt, args).await,
             "interrupt" => interrupt(&rt, args),
-            _ => resume(&rt, args, action).await,
+            _ => {
+                // A child of an earlier run of this session comes back first.
+                if let Some(id) = str_arg(args, "agent_id") {
+                    if rt.find(id).is_err() {
+                        if let Err(e) = rt.reattach(
+                            id,
+                            &parent_id,
+                            &self.provider,
+                            self.host.clone(),
+                            &self.config,
+                        ) {
+                            return err(e);
+                        }
+                    }
+                }
+                resume(&rt, args, action).await
+            }
         }
     }
 
@@ -422,9 +443,14 @@ fn find(rt: &Runtime, args: &Map<String, Value>) -> Result<Arc<Child>, String> {
     }
 }
 
-async fn status(rt: &Runtime, args: &Map<String, Value>) -> (bool, Vec<Part>) {
+async fn status(rt: &Runtime, args: &Map<String, Value>, parent_id: &str) -> (bool, Vec<Part>) {
     let Some(id) = str_arg(args, "agent_id") else {
-        return ok(pretty(&json!({"agents": listing(rt)})));
+        let mut v = json!({"agents": listing(rt)});
+        let previous = rt.previous(parent_id);
+        if !previous.is_empty() {
+            v["previous_run"] = json!(previous);
+        }
+        return ok(pretty(&v));
     };
     let child = match rt.find(id) {
         Ok(c) => c,
