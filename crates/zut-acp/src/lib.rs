@@ -31,6 +31,9 @@ pub struct Conversation {
     /// The id of the session file it is kept in (`None`: not persisted).
     /// It becomes the ACP session id, so `session/load` can find it.
     pub session_id: Option<String>,
+    /// The model's context window in tokens (0: unknown), the `size` of
+    /// the `usage_update`s.
+    pub context_window: u64,
 }
 
 /// What `session/new` or `session/load` asks the [`Backend`] for.

@@ -219,6 +219,10 @@ async fn open(
         events: Arc::new(tokio::sync::Mutex::new(conv.events)),
         cancelled: Default::default(),
         statuses: Default::default(),
+        usage: Arc::new(std::sync::Mutex::new(crate::updates::UsageTotal {
+            window: conv.context_window,
+            ..Default::default()
+        })),
     };
     t.sessions.insert(id.clone(), session.clone());
     Ok((id, session))
@@ -311,7 +315,7 @@ async fn run_command(
     let outcome = s.controller.command(name, args, None).await;
     // What the command pushed on the stream (its `display`) goes out
     // first, in order.
-    flush(&mut events, conn, sid, &s.statuses);
+    flush(&mut events, conn, sid, &s.statuses, &s.usage);
     let say = |t: String| {
         let _ = conn.send_notification(SessionNotification::new(
             sid.clone(),
@@ -358,8 +362,9 @@ fn flush(
     conn: &ConnectionTo<Client>,
     sid: &SessionId,
     statuses: &Arc<std::sync::Mutex<crate::plan::Statuses>>,
+    usage: &Arc<std::sync::Mutex<crate::updates::UsageTotal>>,
 ) {
-    let mut mapper = Mapper::with_statuses(statuses.clone());
+    let mut mapper = Mapper::with_statuses(statuses.clone(), usage.clone());
     let mut batch = Vec::new();
     while let Some(true) = events.next_batch(&mut batch).now_or_never() {
         for ev in batch.drain(..) {
@@ -388,7 +393,7 @@ async fn pump(
     sid: &SessionId,
 ) -> Result<StopReason, String> {
     let id = job.id;
-    let mut mapper = Mapper::with_statuses(s.statuses.clone());
+    let mut mapper = Mapper::with_statuses(s.statuses.clone(), s.usage.clone());
     let mut mine = false;
     let mut stop = StopReason::EndTurn;
     let mut error = None;

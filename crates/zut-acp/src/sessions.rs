@@ -17,6 +17,9 @@ pub(crate) struct Session {
     pub cancelled: Arc<std::sync::atomic::AtomicBool>,
     /// The extensions' live status items, sent as the ACP plan.
     pub statuses: Arc<std::sync::Mutex<crate::plan::Statuses>>,
+    /// The session's cost so far (US dollars) and the model's context
+    /// window, for `usage_update`.
+    pub usage: Arc<std::sync::Mutex<crate::updates::UsageTotal>>,
 }
 
 /// The connection's state.

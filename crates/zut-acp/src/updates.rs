@@ -3,8 +3,8 @@
 use std::collections::HashMap;
 
 use agent_client_protocol::v1::schema::{
-    Content, ContentBlock, ContentChunk, Diff, SessionUpdate, TextContent, ToolCall,
-    ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+    Content, ContentBlock, ContentChunk, Cost, Diff, SessionUpdate, TextContent, ToolCall,
+    ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind, UsageUpdate,
 };
 use serde_json::Value;
 use zut_types::AgentEvent;
@@ -17,6 +17,21 @@ pub(crate) struct Mapper {
     announced: HashMap<String, String>,
     /// The session's extension status items (the ACP plan).
     statuses: Option<std::sync::Arc<std::sync::Mutex<crate::plan::Statuses>>>,
+    /// The session's running cost, for `usage_update`.
+    usage: Option<std::sync::Arc<std::sync::Mutex<UsageTotal>>>,
+}
+
+/// A session's usage as `usage_update` reports it.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct UsageTotal {
+    /// Cost so far in US dollars.
+    pub spent: f64,
+    /// Whether every call so far was priced.
+    pub known: bool,
+    /// Calls counted.
+    pub calls: u64,
+    /// The model's context window (0: unknown).
+    pub window: u64,
 }
 
 fn text(s: impl Into<String>) -> ContentBlock {
@@ -98,9 +113,11 @@ impl Mapper {
     /// the plan when they change.
     pub(crate) fn with_statuses(
         statuses: std::sync::Arc<std::sync::Mutex<crate::plan::Statuses>>,
+        usage: std::sync::Arc<std::sync::Mutex<UsageTotal>>,
     ) -> Self {
         Self {
             statuses: Some(statuses),
+            usage: Some(usage),
             ..Self::default()
         }
     }
@@ -207,6 +224,27 @@ impl Mapper {
                 vec![note(&format!("[{extension}] {text}"))]
             }
             AgentEvent::Error { message } => vec![note(&format!("error: {message}"))],
+            AgentEvent::Usage(u) => {
+                let Some(total) = &self.usage else {
+                    return Vec::new();
+                };
+                let mut t = total.lock().unwrap_or_else(|e| e.into_inner());
+                t.known = u.this.cost_known && (t.known || t.calls == 0);
+                t.calls += 1;
+                t.spent += u.this.cost_usd;
+                let used = u.this.cache_measured_prompt + u.this.output;
+                let meta: serde_json::Map<String, Value> = [(
+                    "zut".to_string(),
+                    serde_json::json!({"cost_known": t.known}),
+                )]
+                .into_iter()
+                .collect();
+                vec![SessionUpdate::UsageUpdate(
+                    UsageUpdate::new(used, t.window)
+                        .cost(Cost::new(t.spent, "USD"))
+                        .meta(meta),
+                )]
+            }
             _ => Vec::new(),
         }
     }

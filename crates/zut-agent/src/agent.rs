@@ -320,7 +320,10 @@ impl Agent {
                     return PromptOutcome::Failed { message };
                 }
             };
-            let this = crate::event::usage_counts(&completion.usage);
+            let this = crate::event::usage_counts(
+                &completion.usage,
+                self.provider.config().prices_for(&model),
+            );
             cumulative.add(&this);
             sink(AgentEvent::Usage(UsageEvent { this, cumulative }));
             let message = completion.message;

@@ -293,7 +293,10 @@ impl Agent {
                 Err(e) => return Err(format!("summary request failed: {e}")),
             }
         };
-        let this = crate::event::usage_counts(&completion.usage);
+        let this = crate::event::usage_counts(
+            &completion.usage,
+            self.provider.config().prices_for(&model),
+        );
         sink(AgentEvent::Usage(UsageEvent {
             this,
             cumulative: this,

@@ -5,8 +5,12 @@
 pub use zut_control::UiEvents;
 pub use zut_types::event::*;
 
-/// Counts of one provider usage report.
-pub fn usage_counts(u: &zut_providers::Usage) -> UsageCounts {
+/// Counts of one provider usage report, priced with `prices` (the model's,
+/// from models.json or the catalog; `None`: cost 0, `cost_known` false).
+pub fn usage_counts(
+    u: &zut_providers::Usage,
+    prices: Option<zut_providers::Prices>,
+) -> UsageCounts {
     UsageCounts {
         input: u.input,
         output: u.output,
@@ -15,7 +19,8 @@ pub fn usage_counts(u: &zut_providers::Usage) -> UsageCounts {
         cache_write: u.cache_write,
         cache_measured_prompt: u.input + u.cache_read + u.cache_write,
         cache_measured_read: u.cache_read,
-        cost_usd: None,
+        cost_usd: prices.map_or(0.0, |p| p.cost(u)),
+        cost_known: prices.is_some(),
     }
 }
 

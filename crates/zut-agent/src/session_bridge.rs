@@ -189,7 +189,8 @@ impl Agent {
     }
 }
 
-/// Session usage of one model call (zut keeps no prices: cost 0).
+/// Session usage of one model call, with its cost (and `cost_known` among
+/// the row's other keys).
 pub fn session_usage(u: &UsageCounts) -> Usage {
     Usage {
         input_tokens: u.input,
@@ -198,8 +199,10 @@ pub fn session_usage(u: &UsageCounts) -> Usage {
         reasoning_tokens_known: u.reasoning.is_some(),
         cache_read_tokens: u.cache_read,
         cache_write_tokens: u.cache_write,
-        cost_usd: 0.0,
-        extra: Default::default(),
+        cost_usd: u.cost_usd,
+        extra: [("cost_known".to_string(), u.cost_known.into())]
+            .into_iter()
+            .collect(),
     }
 }
 

@@ -49,6 +49,14 @@ impl Backend for CliBackend {
                 choice,
                 title: String::new(),
             };
+            let context_window = setup.agent.compaction.context_window.unwrap_or_else(|| {
+                setup
+                    .provider
+                    .as_ref()
+                    .ok()
+                    .and_then(|p| zut_agent::compaction::known_context_window(p.model()))
+                    .unwrap_or(zut_agent::compaction::DEFAULT_CONTEXT_WINDOW)
+            });
             let conv = zut_agent::conversation::open(setup, request)?;
             for n in &conv.notes {
                 crate::errln!("zut acp: {n}");
@@ -66,6 +74,7 @@ impl Backend for CliBackend {
                 controller: std::sync::Arc::new(conv.controller),
                 events: conv.events,
                 session_id,
+                context_window,
             })
         })
     }

@@ -447,7 +447,8 @@ fn totals(snap: &Snapshot) -> zut_tui::status::Totals {
         tokens_in: u.input_tokens,
         tokens_out: u.output_tokens,
         cache_read: u.cache_read_tokens,
-        cost: (u.cost_usd > 0.0).then_some(u.cost_usd),
+        cost: (u.cost_usd > 0.0 || u.extra.get("cost_known") == Some(&true.into()))
+            .then_some(u.cost_usd),
     }
 }
 

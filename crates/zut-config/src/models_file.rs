@@ -12,8 +12,10 @@
 //! is a custom provider and needs a `baseUrl` (provider-level, or on every
 //! model). `headers` (provider level) adds request headers;
 //! `reasoningLevelMap` (model level, e.g. `{"max": "xhigh", "minimum": "low"}`)
-//! remaps zut's reasoning levels for that model. Keys zut does not use
-//! (`name`, prices, `reasoning`, ...) are ignored.
+//! remaps zut's reasoning levels for that model. `priceInput`,
+//! `priceOutput`, `priceCacheRead`, `priceCacheWrite` (model level, US
+//! dollars per million tokens) price the model's usage. Keys zut does not
+//! use (`name`, `reasoning`, ...) are ignored.
 
 use std::path::{Path, PathBuf};
 
@@ -78,6 +80,10 @@ pub struct CustomModel {
     /// `reasoningLevelMap`: zut level → level sent (unknown names are
     /// skipped with a warning, as the Go original does).
     pub reasoning_level_map: Vec<(Reasoning, Reasoning)>,
+    /// `priceInput`, `priceOutput`, `priceCacheRead`, `priceCacheWrite`
+    /// (US dollars per million tokens; absent keys are 0). `None` when
+    /// none is given: the catalog's prices apply, if any.
+    pub prices: Option<zut_providers::Prices>,
 }
 
 /// One provider entry.
@@ -241,6 +247,55 @@ fn opt_count(
     }
 }
 
+/// The price keys of a model entry, in dollars per million tokens.
+const PRICE_KEYS: [&str; 4] = [
+    "priceInput",
+    "priceOutput",
+    "priceCacheRead",
+    "priceCacheWrite",
+];
+
+/// A model's prices: `None` when no price key is given; a negative or
+/// non-numeric price is an error naming the file and key.
+fn opt_prices(
+    path: &Path,
+    obj: &Map<String, Value>,
+    at: &str,
+) -> Result<Option<zut_providers::Prices>, ConfigError> {
+    let mut found = [None; 4];
+    for (slot, key) in found.iter_mut().zip(PRICE_KEYS) {
+        *slot = match obj.get(key) {
+            None | Some(Value::Null) => None,
+            Some(Value::Number(n)) if n.as_f64().is_some_and(|f| f.is_finite() && f >= 0.0) => {
+                n.as_f64()
+            }
+            Some(v) => {
+                return Err(ConfigError::key(
+                    path,
+                    format!("{at}.{key}"),
+                    format!(
+                        "expected a non-negative number of US dollars per million tokens, found {}",
+                        match v {
+                            Value::Number(n) => n.to_string(),
+                            other => kind(other).to_string(),
+                        }
+                    ),
+                ))
+            }
+        };
+    }
+    if found.iter().all(Option::is_none) {
+        return Ok(None);
+    }
+    let [input, output, cache_read, cache_write] = found.map(|p| p.unwrap_or(0.0));
+    Ok(Some(zut_providers::Prices {
+        input,
+        output,
+        cache_read,
+        cache_write,
+    }))
+}
+
 fn parse_provider(
     path: &Path,
     name: &str,
@@ -311,6 +366,7 @@ fn parse_provider(
                         .map(|n| u32::try_from(n).unwrap_or(u32::MAX)),
                     base_url: opt_string(path, m, "baseUrl", &mat)?,
                     reasoning_level_map,
+                    prices: opt_prices(path, m, &mat)?,
                 });
             }
         }
@@ -415,6 +471,10 @@ mod tests {
                 max_tokens: Some(32_000),
                 base_url: None,
                 reasoning_level_map: Vec::new(),
+                prices: Some(zut_providers::Prices {
+                    input: 1.5,
+                    ..Default::default()
+                }),
             }
         );
         let gw = f.provider("gw").unwrap();

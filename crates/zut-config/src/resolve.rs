@@ -396,6 +396,7 @@ fn custom_provider(
             c.reasoning_map = model_entry
                 .map(|(_, m, _)| m.reasoning_level_map.clone())
                 .unwrap_or_default();
+            c.prices = entry_prices(entry);
             c.key_source = match &origin {
                 Origin::Flag(_) => KeySource::Flag,
                 Origin::Env(n) => KeySource::Env(n.clone()),
@@ -570,6 +571,7 @@ fn preset_provider(
             }
         }
         cfg.headers = entry.headers.clone();
+        cfg.prices = entry_prices(entry);
         let idx = entry.models.iter().position(|m| m.id == cfg.model);
         if let Some(i) = idx {
             cfg.reasoning_map = entry.models[i].reasoning_level_map.clone();
@@ -579,4 +581,13 @@ fn preset_provider(
     }
     part.provider = Ok(cfg);
     part
+}
+
+/// The models.json prices of a provider's models (`priceInput`...).
+fn entry_prices(entry: &ProviderEntry) -> Vec<(String, zut_providers::Prices)> {
+    entry
+        .models
+        .iter()
+        .filter_map(|m| m.prices.map(|p| (m.id.clone(), p)))
+        .collect()
 }

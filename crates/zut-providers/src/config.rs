@@ -108,6 +108,9 @@ pub struct ProviderConfig {
     /// completions (the preset's Responses-only models; empty when
     /// models.json chose the `api` explicitly).
     pub responses_models: Vec<String>,
+    /// Prices given in models.json (`priceInput`...) per model id; for a
+    /// model not listed, [`ProviderConfig::prices_for`] asks the catalog.
+    pub prices: Vec<(String, crate::catalog::Prices)>,
 }
 
 /// Azure OpenAI addressing: deployments and `api-version`.
@@ -168,6 +171,7 @@ impl std::fmt::Debug for ProviderConfig {
             .field("reasoning_map", &self.reasoning_map)
             .field("azure", &self.azure)
             .field("responses_models", &self.responses_models)
+            .field("prices", &self.prices)
             .finish()
     }
 }
@@ -208,7 +212,17 @@ impl ProviderConfig {
                 deployments: Vec::new(),
             }),
             responses_models: p.responses_models.iter().map(|m| m.to_string()).collect(),
+            prices: Vec::new(),
         })
+    }
+
+    /// The prices of `model` on this provider: models.json's when given,
+    /// else the catalog's (`None`: unknown).
+    pub fn prices_for(&self, model: &str) -> Option<crate::catalog::Prices> {
+        match self.prices.iter().find(|(id, _)| id == model) {
+            Some((_, p)) => Some(*p),
+            None => crate::catalog::catalog_prices(&self.provider, model),
+        }
     }
 
     /// The wire a request for `model` goes to: `wire`, except for the
@@ -459,6 +473,7 @@ pub fn resolve(
             .iter()
             .map(|m| m.to_string())
             .collect(),
+        prices: Vec::new(),
     })
 }
 

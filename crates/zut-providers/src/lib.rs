@@ -17,6 +17,7 @@
 mod anthropic;
 mod assemble;
 mod bedrock;
+pub mod catalog;
 pub mod cloud;
 pub mod config;
 pub mod credentials;
@@ -40,6 +41,7 @@ mod vertex;
 pub use assemble::{invalid_args_message, REDACTED_THINKING_PREFIX};
 pub use bedrock::credentials::{BedrockAuth, BedrockCredentials};
 pub use bedrock::sign::sigv4_headers;
+pub use catalog::Prices;
 pub use cloud::CloudAuth;
 pub use config::{resolve, Azure, KeySource, ProviderConfig, ProviderOptions, AZURE_AD_TOKEN_ENV};
 pub use decode::parse_stream;

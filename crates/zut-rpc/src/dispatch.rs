@@ -129,7 +129,8 @@ impl Dispatcher {
                         cache_write: u.cache_write,
                         cache_measured_prompt: u.cache_measured_prompt,
                         cache_measured_read: u.cache_measured_read,
-                        cost_usd: u.cost_usd.unwrap_or(0.0),
+                        cost_usd: u.cost_usd,
+                        cost_known: u.cost_known,
                     },
                 };
                 self.respond(Response::ok(id, kind, data(&state)));

@@ -243,8 +243,10 @@ pub struct StateUsage {
     pub cache_measured_prompt: u64,
     /// Cache-read tokens measured.
     pub cache_measured_read: u64,
-    /// Cost in USD (zut keeps no price table: 0).
+    /// Cost in USD (0 when no price is known).
     pub cost_usd: f64,
+    /// Whether `cost_usd` comes from known prices.
+    pub cost_known: bool,
 }
 
 /// `get_state` data.

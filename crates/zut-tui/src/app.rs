@@ -538,10 +538,11 @@ impl App {
                     .iter()
                     .filter(|c| c.extension.is_some())
                     .count();
-                let text = format!(
+                let mut text = format!(
                     "provider: {}\nmodel: {}\ncwd: {}\nextension commands: {ext}\ntokens: {} in, {} out",
                     s.provider, s.model, s.cwd, s.tokens_in, s.tokens_out
                 );
+                text.push_str(&crate::status::cost_line(s));
                 self.transcript.notice(&text, self.theme.text);
                 Vec::new()
             }

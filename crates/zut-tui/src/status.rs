@@ -46,6 +46,8 @@ pub struct Status {
     /// What the keys do while busy, when not `(esc to stop)` (the
     /// confirmation dialog has the keys).
     pub keys_hint: Option<String>,
+    /// Cache writes of the session (for the cache-hit rate).
+    pub cache_write: u64,
 }
 
 /// A session's usage totals (what the counters restart from when the
@@ -69,8 +71,9 @@ impl Status {
         self.tokens_out += u.this.output;
         self.cache_read += u.this.cache_read;
         self.context_used = u.this.cache_measured_prompt + u.this.output;
-        if let Some(c) = u.this.cost_usd {
-            *self.cost.get_or_insert(0.0) += c;
+        self.cache_write += u.this.cache_write;
+        if u.this.cost_known {
+            *self.cost.get_or_insert(0.0) += u.this.cost_usd;
         }
     }
 
@@ -81,6 +84,7 @@ impl Status {
         self.tokens_out = t.tokens_out;
         self.cache_read = t.cache_read;
         self.cost = t.cost;
+        self.cache_write = 0;
         self.context_used = 0;
     }
 
@@ -118,14 +122,18 @@ impl Status {
                 theme.dim,
             ));
             if self.cache_read > 0 {
+                // The hit rate: the share of the prompt tokens read from
+                // the cache (input here excludes cache reads and writes).
+                let prompt = self.tokens_in + self.cache_read + self.cache_write;
+                let hit = self.cache_read as f64 * 100.0 / prompt.max(1) as f64;
                 spans.push(Span::styled(
-                    format!(" cache {}", human(self.cache_read)),
+                    format!(" cache {} {hit:.0}%", human(self.cache_read)),
                     theme.dim,
                 ));
             }
         }
         if let Some(c) = self.cost {
-            spans.push(Span::styled(format!(" ${c:.3}"), theme.dim));
+            spans.push(Span::styled(format!(" {}", dollars(c)), theme.dim));
         }
         if let Some(window) = self.context_window.filter(|w| *w > 0) {
             let share = self.context_used as f64 * 100.0 / window as f64;
@@ -176,4 +184,25 @@ pub fn is_chrome(ev: &crate::TuiEvent) -> bool {
                 | A::ExtClearNotes { .. }
         )
     )
+}
+
+/// A cost as the status bar shows it: `$1.23`; below a cent, `$0.004`.
+pub fn dollars(c: f64) -> String {
+    if c > 0.0 && c < 0.01 {
+        format!("${c:.3}")
+    } else {
+        format!("${c:.2}")
+    }
+}
+
+/// `/info`'s cost line: the session's cost, or why there is none.
+pub fn cost_line(s: &Status) -> String {
+    match s.cost {
+        Some(c) => format!("\ncost: {} this session (${c:.4})", dollars(c)),
+        None if s.tokens_in + s.tokens_out > 0 => {
+            "\ncost: unknown (no price for this model; set priceInput/priceOutput in models.json)"
+                .to_string()
+        }
+        None => "\ncost: $0.00 this session".to_string(),
+    }
 }

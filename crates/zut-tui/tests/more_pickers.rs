@@ -256,13 +256,28 @@ fn status_counters_restart_from_a_session_totals() {
             input: 1200,
             output: 34,
             cache_read: 800,
-            cost_usd: Some(0.5),
+            cost_usd: 0.5,
+            cost_known: true,
             ..Default::default()
         },
         cumulative: Default::default(),
     };
     s.usage(&u);
     assert_eq!((s.tokens_in, s.tokens_out, s.cache_read), (1200, 34, 800));
+    assert_eq!(s.cost, Some(0.5));
+    let row: String = s
+        .rows(
+            200,
+            &zut_tui::theme::Theme::new(zut_tui::theme::ColorDepth::None),
+            std::time::Instant::now(),
+        )
+        .iter()
+        .flat_map(|l| l.spans.iter().map(|sp| sp.content.to_string()))
+        .collect();
+    // The cost and the cache-hit rate: 800 of 2000 prompt tokens.
+    assert!(row.contains("$0.50"), "{row}");
+    assert!(row.contains("cache 800 40%"), "{row}");
+    assert!(zut_tui::status::cost_line(&s).contains("$0.50"));
     s.set_totals(&Totals::default());
     assert_eq!((s.tokens_in, s.tokens_out, s.cache_read), (0, 0, 0));
     assert_eq!(s.cost, None);

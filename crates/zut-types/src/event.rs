@@ -354,13 +354,18 @@ pub struct UsageCounts {
     pub cache_measured_prompt: u64,
     /// Cache-read tokens measured.
     pub cache_measured_read: u64,
-    /// Cost in USD; zut keeps no price table, so always `null`.
-    pub cost_usd: Option<f64>,
+    /// Cost in US dollars, from the model catalog or models.json prices;
+    /// always a number (`0` when no price is known, see `cost_known`).
+    pub cost_usd: f64,
+    /// Whether `cost_usd` comes from known prices (for a total: whether
+    /// every call in it was priced).
+    pub cost_known: bool,
 }
 
 impl UsageCounts {
     /// Adds `other` to `self`.
     pub fn add(&mut self, other: &Self) {
+        let was_empty = *self == Self::default();
         self.input += other.input;
         self.output += other.output;
         self.reasoning = match (self.reasoning, other.reasoning) {
@@ -371,6 +376,9 @@ impl UsageCounts {
         self.cache_write += other.cache_write;
         self.cache_measured_prompt += other.cache_measured_prompt;
         self.cache_measured_read += other.cache_measured_read;
+        // A total with nothing counted yet takes the first call's flag.
+        self.cost_known = other.cost_known && (self.cost_known || was_empty);
+        self.cost_usd += other.cost_usd;
     }
 }
 

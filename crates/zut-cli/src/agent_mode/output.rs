@@ -62,7 +62,7 @@ impl Output {
             return;
         };
         match ev {
-            AgentEvent::Usage(u) => st.usage = u.cumulative,
+            AgentEvent::Usage(u) => st.usage.add(&u.this),
             AgentEvent::TurnStart { step } => st.steps = *step,
             _ => {}
         }

@@ -1,4 +1,5 @@
-//! `--stats FILE`: provider, model, token counts and elapsed time as JSON.
+//! `--stats FILE`: provider, model, token counts, cost and elapsed time
+//! as JSON.
 
 use std::path::Path;
 
@@ -14,16 +15,27 @@ pub fn write(
     steps: u64,
     elapsed_ms: u128,
 ) {
+    // The Go original's fields (`prompt_tokens` counts cache reads and
+    // writes; `generated_output_tokens` is the output less the reasoning
+    // when that is reported), then zut's.
+    let generated = match usage.reasoning {
+        Some(r) => usage.output.saturating_sub(r),
+        None => usage.output,
+    };
     let value = json!({
         "provider": provider,
         "model": model,
+        "prompt_tokens": usage.input + usage.cache_read + usage.cache_write,
+        "reasoning_tokens": usage.reasoning,
+        "generated_output_tokens": generated,
+        "elapsed_ms": elapsed_ms,
         "steps": steps,
         "input_tokens": usage.input,
         "output_tokens": usage.output,
-        "reasoning_tokens": usage.reasoning,
         "cache_read_tokens": usage.cache_read,
         "cache_write_tokens": usage.cache_write,
-        "elapsed_ms": elapsed_ms,
+        "cost_usd": usage.cost_usd,
+        "cost_known": usage.cost_known,
     });
     let text = format!("{value:#}\n");
     if let Err(e) = std::fs::write(path, text) {
