@@ -53,6 +53,8 @@ pub struct Agent {
     pub(crate) web: Arc<zut_web::WebRuntime>,
     /// MCP servers whose tools join the tool set (`crate::mcp_tools`).
     pub(crate) mcp: Option<zut_mcp::McpManager>,
+    /// The session plan (`crate::plan`).
+    pub(crate) plan: Vec<zut_types::PlanStep>,
 }
 
 impl Agent {
@@ -75,6 +77,7 @@ impl Agent {
             approval: Default::default(),
             files: None,
             mcp: None,
+            plan: Vec::new(),
         }
     }
 
@@ -181,6 +184,7 @@ impl Agent {
         self.activated.clear();
         self.activation_calls.clear();
         self.tool_owners.clear();
+        self.plan.clear();
     }
 
     /// Runs one user prompt to completion, emitting events to `sink`.

@@ -14,6 +14,7 @@ pub mod controller;
 pub mod conversation;
 pub mod event;
 pub mod mcp_tools;
+pub mod plan;
 /// How a prompt ended (the type lives in `zut-control`).
 pub mod outcome {
     pub use zut_control::PromptOutcome;

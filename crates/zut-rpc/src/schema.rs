@@ -132,6 +132,7 @@ mod tests {
             "ext_panel_close",
             "ext_submit",
             "ext_insert",
+            "plan_update",
         ] {
             assert!(text.contains(&format!("\"{t}\"")), "schema lacks {t}");
         }

@@ -46,6 +46,9 @@ pub struct Status {
     /// What the keys do while busy, when not `(esc to stop)` (the
     /// confirmation dialog has the keys).
     pub keys_hint: Option<String>,
+    /// `plan:<current>/<total>` while the agent has a plan
+    /// ([`crate::plan_view::status_text`]).
+    pub plan: Option<String>,
 }
 
 /// A session's usage totals (what the counters restart from when the
@@ -137,6 +140,9 @@ impl Status {
                 theme.dim
             };
             spans.push(Span::styled(format!(" ctx {share:.0}%"), style));
+        }
+        if let Some(plan) = &self.plan {
+            spans.push(Span::styled(format!("  {plan}"), theme.accent));
         }
         vec![
             wrap::truncate(Line::from(spans), width),

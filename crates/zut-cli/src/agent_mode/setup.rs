@@ -203,6 +203,12 @@ fn enabled_builtins(args: &GlobalArgs) -> anyhow::Result<Vec<String>> {
         if name.starts_with("web_") {
             continue; // the web tools come as a set: crate::web_setup
         }
+        // The seed-era name of `plan` (zut_agent::plan).
+        let name = if name == zut_agent::plan::PLAN_ALIAS {
+            zut_agent::plan::PLAN_TOOL
+        } else {
+            name
+        };
         if !zut_tools::BUILTIN_NAMES.contains(&name) {
             if name == "skill" {
                 continue; // on unless --no-skill
