@@ -8,6 +8,9 @@
 //! `warn` ones `medium`, the rest `low`. The whole plan is sent again on
 //! every change (ACP replaces it each time); an extension that exits takes
 //! its entries with it. Widgets and panels are still not forwarded.
+//!
+//! The agent's own plan (the `plan` tool, `plan_update` events) comes
+//! first: one entry per step, `medium` priority, with the step's status.
 
 use std::collections::BTreeMap;
 
@@ -21,6 +24,8 @@ use zut_types::AgentEvent;
 pub(crate) struct Statuses {
     /// (extension, key) -> (level, text).
     items: BTreeMap<(String, String), (String, String)>,
+    /// The agent's plan (the last `plan_update`).
+    steps: Vec<zut_types::PlanStep>,
 }
 
 /// `text` without control characters (escapes included), on one line.
@@ -73,16 +78,28 @@ impl Statuses {
                 self.items.retain(|(ext, _), _| ext != extension);
                 self.items.len() != before
             }
+            AgentEvent::PlanUpdate { plan, .. } => {
+                let changed = self.steps != *plan;
+                self.steps = plan.clone();
+                changed
+            }
             _ => false,
         };
         changed.then(|| self.plan())
     }
 
     fn plan(&self) -> SessionUpdate {
-        let entries = self
-            .items
-            .iter()
-            .map(|((ext, _), (level, text))| {
+        use zut_types::PlanStatus;
+        let steps = self.steps.iter().map(|s| {
+            let status = match s.status {
+                PlanStatus::Pending => PlanEntryStatus::Pending,
+                PlanStatus::InProgress => PlanEntryStatus::InProgress,
+                PlanStatus::Completed => PlanEntryStatus::Completed,
+            };
+            PlanEntry::new(clean(&s.step), PlanEntryPriority::Medium, status)
+        });
+        let entries = steps
+            .chain(self.items.iter().map(|((ext, _), (level, text))| {
                 let priority = match level.as_str() {
                     "error" => PlanEntryPriority::High,
                     "warn" | "warning" => PlanEntryPriority::Medium,
@@ -94,7 +111,7 @@ impl Statuses {
                     PlanEntryStatus::InProgress
                 };
                 PlanEntry::new(format!("{ext}: {text}"), priority, status)
-            })
+            }))
             .collect();
         SessionUpdate::Plan(Plan::new(entries))
     }
@@ -161,5 +178,65 @@ mod tests {
                 extension: "phases".into()
             })
             .is_none());
+    }
+
+    #[test]
+    fn the_agent_plan_comes_first_and_merges_with_status_items() {
+        use zut_types::{PlanStatus, PlanStep};
+        let mut s = Statuses::default();
+        s.apply(&status("tests", "run", "warn", "3 failed"));
+        let update = |plan: Vec<PlanStep>| AgentEvent::PlanUpdate {
+            call_id: "c1".into(),
+            explanation: None,
+            plan,
+        };
+        let step = |t: &str, status| PlanStep {
+            step: t.into(),
+            status,
+        };
+        let e = entries(s.apply(&update(vec![
+            step("read", PlanStatus::Completed),
+            step("fix", PlanStatus::InProgress),
+            step("test", PlanStatus::Pending),
+        ])));
+        assert_eq!(
+            e,
+            [
+                (
+                    "read".to_string(),
+                    PlanEntryStatus::Completed,
+                    PlanEntryPriority::Medium
+                ),
+                (
+                    "fix".to_string(),
+                    PlanEntryStatus::InProgress,
+                    PlanEntryPriority::Medium
+                ),
+                (
+                    "test".to_string(),
+                    PlanEntryStatus::Pending,
+                    PlanEntryPriority::Medium
+                ),
+                (
+                    "tests: 3 failed".to_string(),
+                    PlanEntryStatus::InProgress,
+                    PlanEntryPriority::Medium
+                ),
+            ]
+        );
+        // The same plan again: no update; a status item change keeps the steps.
+        assert!(s
+            .apply(&update(vec![
+                step("read", PlanStatus::Completed),
+                step("fix", PlanStatus::InProgress),
+                step("test", PlanStatus::Pending),
+            ]))
+            .is_none());
+        let e = entries(s.apply(&status("tests", "run", "success", "ok")));
+        assert_eq!(e.len(), 4);
+        assert_eq!(e[0].0, "read");
+        // A cleared plan leaves the status items.
+        let e = entries(s.apply(&update(Vec::new())));
+        assert_eq!(e.len(), 1);
     }
 }

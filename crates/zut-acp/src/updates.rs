@@ -127,11 +127,20 @@ impl Mapper {
         if let Some(statuses) = &self.statuses {
             if matches!(
                 ev,
-                AgentEvent::ExtStatus { .. } | AgentEvent::ExtChromeClear { .. }
+                AgentEvent::ExtStatus { .. }
+                    | AgentEvent::ExtChromeClear { .. }
+                    | AgentEvent::PlanUpdate { .. }
             ) {
                 let mut s = statuses.lock().unwrap_or_else(|e| e.into_inner());
                 return s.apply(ev).into_iter().collect();
             }
+        }
+        if let AgentEvent::PlanUpdate { .. } = ev {
+            // No session statuses: the agent's plan alone.
+            return crate::plan::Statuses::default()
+                .apply(ev)
+                .into_iter()
+                .collect();
         }
         match ev {
             AgentEvent::TextDelta { delta } if !delta.is_empty() => {

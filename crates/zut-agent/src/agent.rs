@@ -57,6 +57,8 @@ pub struct Agent {
     pub(crate) subagents: Option<Arc<crate::subagent::runtime::Runtime>>,
     /// A child's profile tool list: extension tools not named are left out.
     pub(crate) only_tools: Option<Vec<String>>,
+    /// The session plan (`crate::plan`).
+    pub(crate) plan: Vec<zut_types::PlanStep>,
 }
 
 impl Agent {
@@ -82,6 +84,7 @@ impl Agent {
             result_budget: Default::default(),
             subagents: None,
             only_tools: None,
+            plan: Vec::new(),
         }
     }
 
@@ -194,6 +197,7 @@ impl Agent {
         self.activation_calls.clear();
         self.tool_owners.clear();
         self.result_budget.reset();
+        self.plan.clear();
     }
 
     /// Runs one user prompt to completion, emitting events to `sink`.
@@ -322,7 +326,7 @@ impl Agent {
             };
             let this = crate::event::usage_counts(
                 &completion.usage,
-                self.provider.config().prices_for(&model),
+                self.provider.config().prices_for(self.provider.model()),
             );
             cumulative.add(&this);
             sink(AgentEvent::Usage(UsageEvent { this, cumulative }));

@@ -308,7 +308,12 @@ impl Agent {
 
         let mut synthetic = SessionMessage::new(
             zut_session::Role::User,
-            vec![Block::text(format!("{SUMMARY_HEADING}\n\n{summary}"))],
+            vec![Block::text(
+                match crate::plan::compaction_note(&self.plan) {
+                    Some(plan) => format!("{SUMMARY_HEADING}\n\n{summary}\n\n{plan}"),
+                    None => format!("{SUMMARY_HEADING}\n\n{summary}"),
+                },
+            )],
         );
         synthetic.meta = Some(
             [

@@ -17,6 +17,7 @@ pub mod conversation;
 pub mod event;
 pub mod long_session;
 pub mod mcp_tools;
+pub mod plan;
 pub mod projection;
 pub mod repetition;
 pub mod result_budget;

@@ -63,6 +63,15 @@ impl Agent {
             Ok(a) => a,
             Err(reason) => return finish(sink, id, true, vec![Part::Text { text: reason }]),
         };
+        // `update_plan` (seed-era name) goes to `plan` while it is enabled.
+        if name == crate::plan::PLAN_ALIAS && tools.contains(crate::plan::PLAN_TOOL) {
+            sink(AgentEvent::ToolExecutionStarted {
+                id: id.to_string(),
+                name: name.to_string(),
+            });
+            let (is_error, content) = self.run_plan_tool(id, name, &effective, sink);
+            return finish(sink, id, is_error, content);
+        }
         let late = match tools.get(name) {
             Some(_) => None,
             None => self.late_mcp_tool(name).await,
@@ -89,6 +98,9 @@ impl Agent {
             name: name.to_string(),
         });
         let (is_error, content) = match &entry.owner {
+            ToolOwner::Builtin if crate::plan::is_plan_call(name) => {
+                self.run_plan_tool(id, name, &effective, sink)
+            }
             ToolOwner::Builtin => self.run_builtin(id, name, &effective, cancel, sink).await,
             ToolOwner::Skill => {
                 let (is_error, text) = crate::skills::run_tool(&self.skills, &effective);

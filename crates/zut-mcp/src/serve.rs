@@ -37,6 +37,7 @@ impl ZutServer {
     fn tool_list(&self) -> Vec<Tool> {
         let mut tools: Vec<Tool> = zut_tools::builtin_tools()
             .into_iter()
+            .filter(|t| !zut_tools::SESSION_TOOLS.contains(&t.name))
             .filter_map(|t| {
                 let schema = t.schema.as_object()?.clone();
                 Some(Tool::new(t.name, t.description, Arc::new(schema)))
@@ -55,7 +56,7 @@ impl ZutServer {
     }
 
     async fn run(&self, name: &str, args: Value) -> CallToolResult {
-        if zut_tools::BUILTIN_NAMES.contains(&name) {
+        if zut_tools::BUILTIN_NAMES.contains(&name) && !zut_tools::SESSION_TOOLS.contains(&name) {
             let ctx = zut_tools::ToolContext::new(self.project.clone());
             let out = zut_tools::run_builtin(name, &args, &ctx).await;
             let content = out

@@ -359,8 +359,13 @@ asyncio.run(main())
         String::from_utf8_lossy(&out.stderr)
     );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    // Every built-in tool of this build, sorted.
-    let mut builtins: Vec<&str> = zut_tools::BUILTIN_NAMES.to_vec();
+    // Every built-in tool of this build but the conversation-state ones
+    // (`plan`), sorted.
+    let mut builtins: Vec<&str> = zut_tools::BUILTIN_NAMES
+        .iter()
+        .copied()
+        .filter(|n| !zut_tools::SESSION_TOOLS.contains(n))
+        .collect();
     builtins.sort_unstable();
     assert_eq!(v["names"], json!(builtins));
     assert!(v["read"].as_str().unwrap().contains("line two"), "{v}");

@@ -135,6 +135,7 @@ mod tests {
             "context_recovery",
             "repetition_guard",
             "turn_recovery",
+            "plan_update",
         ] {
             assert!(text.contains(&format!("\"{t}\"")), "schema lacks {t}");
         }

@@ -37,7 +37,7 @@ pub use context::{ProgressFn, ToolContext};
 pub use files::{FileAccess, FileFuture};
 pub use jail::JailSwitch;
 pub use output::{ToolContent, ToolOutput};
-pub use schema::{builtin_tool, builtin_tools, ToolDef, BUILTIN_NAMES};
+pub use schema::{builtin_tool, builtin_tools, ToolDef, BUILTIN_NAMES, SESSION_TOOLS};
 pub use validate::{validate_args, ArgValidator};
 
 /// Runs the built-in tool `name` with `args` in `ctx`.
@@ -92,6 +92,8 @@ async fn dispatch(name: &str, args: &Value, ctx: &ToolContext) -> ToolOutput {
         "ast" => ast::run(args, ctx).await,
         "python" => python::run(args, ctx).await,
         "worktree" => worktree::run(args, ctx).await,
+        // Session state: the agent runs it (zut-agent `plan`).
+        "plan" => ToolOutput::error("the plan tool needs a conversation: it is run by the agent"),
         other => ToolOutput::error(format!("Unknown built-in tool `{other}`.")),
     }
 }

@@ -72,3 +72,8 @@ pub const PYTHON_DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
 pub const AST_MAX_BYTES: usize = 60 * 1024;
 /// `ast`: source lines shown per search match.
 pub const AST_MAX_MATCH_LINES: usize = 8;
+
+/// Most steps the `plan` tool keeps.
+pub const PLAN_MAX_STEPS: usize = 200;
+/// Most characters of one plan step's text.
+pub const PLAN_MAX_STEP_CHARS: usize = 1_000;

@@ -5,9 +5,14 @@ use serde_json::{json, Value};
 use crate::limits::*;
 
 /// Names of the built-in tools, in the order [`builtin_tools`] lists them.
-pub const BUILTIN_NAMES: [&str; 10] = [
-    "read", "write", "edit", "bash", "grep", "glob", "ast", "python", "worktree", "lsp",
+pub const BUILTIN_NAMES: [&str; 11] = [
+    "read", "write", "edit", "bash", "grep", "glob", "ast", "python", "worktree", "lsp", "plan",
 ];
+
+/// Built-in tools that keep conversation state (`plan`, `update_goal`):
+/// they are listed here with their schemas but run by the agent, so a
+/// host without a conversation (`zut mcp serve`) does not offer them.
+pub const SESSION_TOOLS: [&str; 1] = ["plan"];
 
 /// A tool definition as offered to the model.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,6 +47,7 @@ pub fn builtin_tool(name: &str) -> Option<ToolDef> {
         "python" => ("python", python_description(), python_schema()),
         "worktree" => ("worktree", worktree_description(), worktree_schema()),
         "lsp" => ("lsp", lsp_description(), lsp_schema()),
+        "plan" => ("plan", plan_description(), plan_schema()),
         _ => return None,
     };
     Some(ToolDef {
@@ -410,5 +416,66 @@ fn lsp_schema() -> Value {
             "run_cli": {"type": "boolean", "description": "Run configured CLI linters for diagnostics (default true)."}
         },
         "required": ["action"]
+    })
+}
+
+fn plan_description() -> String {
+    format!(
+        "Keep the session's task checklist (persisted with the session, shown to the user). \
+         Actions: `set` replaces every step, `add` appends steps, `update` changes one step's \
+         `status` and/or text by 1-based `index`, `remove` deletes one step, `clear` removes \
+         them all, `show` lists them. Statuses: pending, in_progress, completed; several steps \
+         may be in progress at once. Prefer add/update/remove over re-sending the whole list \
+         with `set`. At most {PLAN_MAX_STEPS} steps of at most {PLAN_MAX_STEP_CHARS} characters."
+    )
+}
+
+fn plan_schema() -> Value {
+    let status = json!({
+        "type": "string",
+        "enum": ["pending", "in_progress", "completed"]
+    });
+    json!({
+        "type": "object",
+        "properties": {
+            "action": {
+                "type": "string",
+                "enum": ["set", "add", "update", "remove", "clear", "show"],
+                "description": "set: replace all steps; add: append steps; update: change one step; remove: delete one step; clear: remove every step; show: list the plan."
+            },
+            "explanation": {
+                "type": "string",
+                "description": "Optional note about this change."
+            },
+            "steps": {
+                "type": "array",
+                "description": "Steps for set and add (status defaults to pending).",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "step": {"type": "string"},
+                        "status": status.clone()
+                    },
+                    "required": ["step"],
+                    "additionalProperties": false
+                }
+            },
+            "index": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "1-based step position for update and remove."
+            },
+            "status": {
+                "type": "string",
+                "enum": ["pending", "in_progress", "completed"],
+                "description": "New status for update."
+            },
+            "step": {
+                "type": "string",
+                "description": "New text for update."
+            }
+        },
+        "required": ["action"],
+        "additionalProperties": false
     })
 }

@@ -561,6 +561,7 @@ impl App {
             }
             "clear" => {
                 self.notes.clear();
+                self.status.plan = None;
                 self.chrome.load_failures = 0;
                 vec![
                     Effect::Command {
@@ -661,6 +662,18 @@ impl App {
             }
             AgentEvent::ExtInsert { text, .. } => {
                 self.editor.insert(text);
+            }
+            AgentEvent::PlanUpdate {
+                plan, explanation, ..
+            } => {
+                self.status.plan = crate::plan_view::status_text(plan);
+                let rows = crate::plan_view::checklist_rows(
+                    plan,
+                    explanation.as_deref(),
+                    self.size.0 as usize,
+                    &self.theme,
+                );
+                self.transcript.push_block(rows);
             }
             AgentEvent::ExtSubmit { text, .. } => {
                 // submit / submit_slash: the same queue as typed input.

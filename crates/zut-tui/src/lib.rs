@@ -29,6 +29,7 @@ pub mod markdown;
 mod memory;
 pub mod panel_keys;
 pub mod pickers;
+pub mod plan_view;
 mod popup;
 mod run;
 pub mod sanitize;

@@ -48,6 +48,9 @@ pub struct Status {
     pub keys_hint: Option<String>,
     /// Cache writes of the session (for the cache-hit rate).
     pub cache_write: u64,
+    /// `plan:<current>/<total>` while the agent has a plan
+    /// ([`crate::plan_view::status_text`]).
+    pub plan: Option<String>,
 }
 
 /// A session's usage totals (what the counters restart from when the
@@ -145,6 +148,9 @@ impl Status {
                 theme.dim
             };
             spans.push(Span::styled(format!(" ctx {share:.0}%"), style));
+        }
+        if let Some(plan) = &self.plan {
+            spans.push(Span::styled(format!("  {plan}"), theme.accent));
         }
         vec![
             wrap::truncate(Line::from(spans), width),

@@ -335,6 +335,16 @@ pub enum AgentEvent {
         /// 1 (there is one recovery per prompt).
         attempt: u64,
     },
+    /// The `plan` tool changed the session plan (emitted before the call's
+    /// `tool_result`; the Go original's `plan_update`).
+    PlanUpdate {
+        /// The tool call that changed it.
+        call_id: String,
+        /// The model's note about the change, if any.
+        explanation: Option<String>,
+        /// The whole plan after the change.
+        plan: Vec<crate::plan::PlanStep>,
+    },
 }
 
 /// Token counts for the `usage` event.

@@ -12,11 +12,13 @@ pub mod approval;
 pub mod commands;
 pub mod event;
 pub mod message;
+pub mod plan;
 pub mod transcript;
 
 pub use approval::ApprovalDecision;
 pub use event::{AgentEvent, UsageCounts, UsageEvent};
 pub use message::{Message, Part, Role, StopReason};
+pub use plan::{PlanStatus, PlanStep};
 pub use transcript::JsonBlock;
 
 /// The accepted reasoning levels (`set_reasoning`, `/reasoning`,

@@ -212,6 +212,12 @@ fn enabled_builtins(args: &GlobalArgs) -> anyhow::Result<Vec<String>> {
             }
             continue;
         }
+        // The seed-era name of `plan` (zut_agent::plan).
+        let name = if name == zut_agent::plan::PLAN_ALIAS {
+            zut_agent::plan::PLAN_TOOL
+        } else {
+            name
+        };
         if !zut_tools::BUILTIN_NAMES.contains(&name) {
             if name == "skill" {
                 continue; // on unless --no-skill
