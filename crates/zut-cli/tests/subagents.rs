@@ -912,3 +912,78 @@ async fn a_resumed_parent_sees_interrupted_children_and_resumes_them() {
         "{again}"
     );
 }
+
+/// A figure, not a check (`--ignored --nocapture`): peak RSS of a `zut -p`
+/// parent whose eight children (`ZUT_FIGURE_CHILDREN`) stream a 100 KB reply each at once
+/// (100-byte deltas, 2 ms apart), measured with `/usr/bin/time -f %M`.
+#[tokio::test]
+#[ignore]
+async fn figure_rss_with_eight_children_streaming() {
+    let n: usize = std::env::var("ZUT_FIGURE_CHILDREN")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(8);
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    let spawns: Vec<zut_llm_server::Block> = (1..=n)
+        .map(|i| {
+            zut_llm_server::Block::tool_call(
+                format!("s{i}"),
+                "subagent",
+                json!({"action": "spawn", "task": format!("STREAM-{i}")}).to_string(),
+            )
+        })
+        .collect();
+    server.push(parent(Script::reply(
+        zut_llm_server::Format::Anthropic,
+        spawns,
+    )));
+    server.push(parent(call("w", json!({"action": "wait", "wait": 120}))));
+    server.push(parent(Script::anthropic_text("streamed")));
+    let text = "lorem ipsum dolor sit amet ".repeat(3800);
+    for i in 1..=n {
+        server.push(child(
+            &format!("STREAM-{i}"),
+            Script::anthropic_text(text.clone())
+                .delta_bytes(100)
+                .event_delay_ms(2),
+        ));
+    }
+    let mut c = std::process::Command::new("/usr/bin/time");
+    c.args(["-f", "ZUT-RSS-KIB %M"])
+        .arg(env!("CARGO_BIN_EXE_zut"))
+        .args([
+            "--provider",
+            "anthropic",
+            "--base-url",
+            &server.url(),
+            "--api-key",
+            "sk-test",
+            "--model",
+            "test-model",
+            "--tools",
+            "read,subagent",
+            "-p",
+            "stream",
+        ])
+        .env("ZUT_HOME", &env.home)
+        .env("HOME", user_home(&env))
+        .env("ZUT_SUBAGENTS_MAX_CONCURRENT", "8")
+        .current_dir(&env.project)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let started = std::time::Instant::now();
+    let r = output_blocking(c).await;
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(r.stdout.contains("streamed"), "{r:?}");
+    let rss = r
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("ZUT-RSS-KIB"))
+        .unwrap();
+    println!(
+        "{rss} ({n} children x 100 KB streamed, took {:?})",
+        started.elapsed()
+    );
+}
