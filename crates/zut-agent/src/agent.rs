@@ -247,6 +247,7 @@ impl Agent {
         let long = &self.config.long_session;
         let mut guard = crate::repetition::Guard::new(long.repetition_guard);
         let mut recovery = crate::answer_recovery::AnswerRecovery::new(long.answer_recovery);
+        let mut waves = 0;
         for step in 1..=u64::from(self.config.max_steps.max(1)) {
             if cancel.is_cancelled() {
                 return PromptOutcome::Aborted;
@@ -289,6 +290,9 @@ impl Agent {
             );
             self.add_mcp_tools(&mut tools);
             self.add_subagent_tool(&mut tools);
+            if self.config.orchestrate {
+                crate::subagent::orchestrate::restrict(&mut tools);
+            }
             if let Some(only) = &self.only_tools {
                 tools.retain(|e| {
                     !matches!(e.owner, crate::toolset::ToolOwner::Extension(_))
@@ -360,7 +364,11 @@ impl Agent {
             self.end_turn(sink, stop_name(stop), None);
             if stop != StopReason::ToolUse || calls.is_empty() {
                 match self.at_normal_end(stop, &raw_text, &mut guard, &mut recovery, sink) {
-                    None => return PromptOutcome::Completed { stop, final_text },
+                    None => match self.orchestration_wave(&mut waves, cancel, sink).await {
+                        None => return PromptOutcome::Completed { stop, final_text },
+                        Some(Ok(())) => continue,
+                        Some(Err(message)) => return PromptOutcome::Failed { message },
+                    },
                     Some(Ok(())) => continue,
                     Some(Err(message)) => return PromptOutcome::Failed { message },
                 }

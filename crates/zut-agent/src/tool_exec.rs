@@ -59,6 +59,11 @@ impl Agent {
         if let Some(text) = zut_providers::invalid_args_message(name, &args) {
             return finish(sink, id, true, vec![Part::Text { text }]);
         }
+        if self.config.orchestrate {
+            if let Some(text) = crate::subagent::orchestrate::refusal(name, &args) {
+                return finish(sink, id, true, vec![Part::Text { text }]);
+            }
+        }
         let effective = match self.intercept(id, name, &args).await {
             Ok(a) => a,
             Err(reason) => return finish(sink, id, true, vec![Part::Text { text: reason }]),

@@ -151,6 +151,11 @@ pub struct GlobalArgs {
     /// the same message, is otherwise warned at 5 and stopped at 8).
     #[arg(long = "no-repetition-guard")]
     pub no_repetition_guard: bool,
+    /// `-p`/`--stream`/`--json` only: the agent plans, delegates the work
+    /// to subagents, waits for them and writes the synthesis; it keeps only
+    /// read-only tools itself (docs/subagents.md).
+    #[arg(long)]
+    pub orchestrate: bool,
     /// Prompt text (everything after `--` is prompt text too).
     #[arg(value_name = "PROMPT")]
     pub prompt: Vec<String>,
@@ -212,6 +217,13 @@ pub fn run(argv: Vec<String>) -> i32 {
     } else {
         mode
     };
+    if args.orchestrate && !matches!(mode, Mode::Print | Mode::Stream | Mode::Json) {
+        crate::errln!(
+            "zut: --orchestrate is for -p, --stream and --json runs (the {} mode offers the subagent tool instead)",
+            mode.as_str()
+        );
+        return 1;
+    }
     crate::agent_mode::run(args, mode)
 }
 

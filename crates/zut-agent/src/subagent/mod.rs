@@ -1,6 +1,8 @@
 //! Subagents: named profiles ([`profiles`]), in-process children
-//! ([`runtime`]) and the `subagent` tool ([`tool`]). See docs/subagents.md.
+//! ([`runtime`]), the `subagent` tool ([`tool`]) and `--orchestrate`
+//! ([`orchestrate`]). See docs/subagents.md.
 
+pub mod orchestrate;
 pub mod profiles;
 pub mod runtime;
 pub mod tool;

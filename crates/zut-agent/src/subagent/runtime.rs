@@ -172,6 +172,11 @@ impl Child {
         }
     }
 
+    /// A receiver that sees every change of the status.
+    pub fn changes(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+
     /// Cancels the running turn only; `false` when none runs.
     pub fn interrupt(&self) -> bool {
         let running = lock(&self.status).state == ChildState::Running;
@@ -850,6 +855,10 @@ pub fn child_config(
         .cloned()
         .collect();
     c.builtin_tools = inherited.clone();
+    // A child works: it never orchestrates, whatever its parent does.
+    c.orchestrate = false;
+    let manager = crate::subagent::orchestrate::ORCHESTRATOR_PROMPT;
+    c.system.append.retain(|a| a != manager);
     let Some(p) = profile else {
         return Ok(c);
     };

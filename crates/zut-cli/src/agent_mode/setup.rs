@@ -42,6 +42,20 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
     if args.no_lsp {
         builtins.retain(|n| n != "lsp");
     }
+    if args.orchestrate {
+        // The orchestrating parent delegates with `subagent` and keeps the
+        // web tools (zut_agent::subagent::orchestrate); its children get
+        // the other tools.
+        if args.no_tools {
+            bail!("--orchestrate needs tools: it cannot be used with --no-tools");
+        }
+        let extra = zut_agent::web::TOOL_NAMES.iter().map(|s| s.to_string());
+        for name in extra.chain(["subagent".to_string()]) {
+            if !builtins.contains(&name) {
+                builtins.push(name);
+            }
+        }
+    }
 
     let mut host = HostConfig::new(home.clone(), cwd.clone());
     host.ext_paths = args.ext.iter().map(|p| here.join(p)).collect();
@@ -97,6 +111,11 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
     agent.long_session.repetition_guard = !args.no_repetition_guard;
     agent.system.system_prompt = args.system_prompt.clone();
     agent.system.append = args.append_system_prompt.clone();
+    if args.orchestrate {
+        agent.orchestrate = true;
+        let manager = zut_agent::subagent::orchestrate::ORCHESTRATOR_PROMPT;
+        agent.system.append.push(manager.to_string());
+    }
     agent.system.no_context_files = args.no_context_files;
     if let Some(n) = args.context_window {
         if n < 1024 {
