@@ -34,6 +34,7 @@ pub mod system_prompt;
 mod tool_exec;
 pub mod toolset;
 pub mod transcript;
+pub mod user_context;
 
 pub use agent::{stop_name, Agent, EventSink};
 pub use approval::{ApprovalDecision, ApprovalHook, ApprovalRequest, PendingApproval};

@@ -42,6 +42,10 @@ impl zut_tui::Controller for TuiController {
         self.ctrl.prompt(vec![Part::Text { text }], None);
     }
 
+    fn shell_context(&mut self, text: String) {
+        self.ctrl.add_user_context(text);
+    }
+
     fn command(&mut self, name: String, args: String) {
         match name.as_str() {
             "new" => {

@@ -90,6 +90,11 @@ pub trait Controller: Send {
     fn search_sessions(&mut self, all: bool, query: String) {
         let _ = (all, query);
     }
+    /// Offers the model `text` (a finished `!command`'s output, marked as
+    /// such) as context with the next prompt.
+    fn shell_context(&mut self, text: String) {
+        let _ = text;
+    }
 }
 
 /// What an extension command answered.

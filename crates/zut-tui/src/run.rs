@@ -237,6 +237,8 @@ pub async fn run(
                     let rows = cell.rows(app.size.0 as usize, &app.theme, false);
                     app.notes.retain(|n| !n.text.starts_with("running !"));
                     app.transcript.push_block(rows);
+                    ctrl.shell_context(crate::shell::context_text(&cmd, &out));
+                    app.push_note("info", crate::shell::CONTEXT_NOTE);
                 }
             }
             Some(files) = files_rx.recv() => {

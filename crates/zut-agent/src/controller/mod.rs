@@ -251,6 +251,7 @@ impl Controller {
             let mut st = self.shared.lock();
             st.pending.clear = true;
             st.messages = Arc::new(Vec::new());
+            st.user_context.clear();
         }
         self.shared.wake.notify_one();
     }
@@ -403,6 +404,15 @@ impl Controller {
             self.events.producer_done();
         }
         agent
+    }
+
+    /// Gives the model `text` (a `!command`'s output, already marked as
+    /// such) as context: it is added to the conversation as a user message
+    /// of its own right before the next prompt runs (never on its own),
+    /// and persisted with `meta.shell_escape` as the Go original does.
+    /// [`Controller::clear`] drops what has not been added yet.
+    pub fn add_user_context(&self, text: String) {
+        self.shared.lock().user_context.push(text);
     }
 
     /// Pushes [`ControllerEvent::Note`] into the stream, after everything

@@ -125,13 +125,31 @@ async fn run_job(
         };
     }
     match work {
-        Work::Prompt(parts) => JobOutcome::Prompt(agent.prompt(parts, cancel, &mut sink).await),
+        Work::Prompt(parts) => {
+            let context = std::mem::take(&mut shared.lock().user_context);
+            for text in context {
+                if let Err(message) =
+                    agent.add_user_context(text, crate::user_context::SHELL_ESCAPE_META)
+                {
+                    sink(AgentEvent::Error {
+                        message: message.clone(),
+                    });
+                    sink(AgentEvent::Done);
+                    return JobOutcome::Prompt(crate::outcome::PromptOutcome::Failed { message });
+                }
+            }
+            JobOutcome::Prompt(agent.prompt(parts, cancel, &mut sink).await)
+        }
         Work::Compact(instructions) => JobOutcome::Compact(
             agent
                 .compact(instructions.as_deref(), cancel, &mut sink)
                 .await,
         ),
         Work::Session(mv) => {
+            if !matches!(mv, super::SessionMove::Rename(_)) {
+                // `!command` output waits for a prompt of this conversation.
+                shared.lock().user_context.clear();
+            }
             let result = agent.apply_move(mv);
             if result.is_ok() {
                 // The counters follow the file the conversation is in now.

@@ -1,0 +1,97 @@
+//! Long sessions in the interactive TUI (issue 24), the real binary in
+//! tmux against the local LLM server: a `!command`'s output reaches the
+//! model with the next prompt, marked as the user's command, and is kept
+//! in the session as the Go original keeps it (`meta.shell_escape`).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::tmux::*;
+use common::*;
+use zut_llm_server::{LlmServer, Script};
+
+/// Every session file under `$ZUT_HOME/sessions`.
+fn session_files(home: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for d in std::fs::read_dir(home.join("sessions"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        for f in std::fs::read_dir(d.path()).into_iter().flatten().flatten() {
+            if f.path().extension().is_some_and(|e| e == "jsonl") {
+                out.push(f.path());
+            }
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bang_command_output_goes_to_the_model_with_the_next_prompt() {
+    if !have_tmux() {
+        return;
+    }
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    let t = Tmux::start(&env, &server, &["--no-ext"], 100, 30);
+    started(&t);
+    t.typ("!echo bang-marker-$((40+2)); exit 3");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("with your next prompt", 10);
+    assert!(s.contains("bang-marker-42"), "{s}");
+    // Nothing was sent: the output waits for the next prompt.
+    assert_eq!(server.request_count(), 0);
+
+    server.push(Script::anthropic_text("It exited with 3."));
+    t.typ("why did it fail?");
+    t.keys(&["Enter"]);
+    t.wait_for("It exited with 3.", 10);
+    let body = &server.requests()[0].raw_body;
+    let ctx = body
+        .find("[The user ran this shell command in zut with `!`")
+        .unwrap_or_else(|| panic!("no marked context: {body}"));
+    let marker = body.find("bang-marker-42").unwrap();
+    let exit = body.find("[exit 3]").unwrap();
+    let prompt = body.find("why did it fail?").unwrap();
+    assert!(ctx < marker && marker < exit && exit < prompt, "{body}");
+    assert!(
+        body.contains("$ echo bang-marker-$((40+2)); exit 3"),
+        "{body}"
+    );
+
+    // The next request has it once, as history (not offered again).
+    server.push(Script::anthropic_text("Second."));
+    t.typ("and now?");
+    t.keys(&["Enter"]);
+    t.wait_for("Second.", 10);
+    let body = &server.requests()[1].raw_body;
+    assert_eq!(body.matches("bang-marker-42").count(), 1, "{body}");
+
+    // The session keeps it as a user row marked `shell_escape`, between
+    // nothing and the prompt it came with.
+    let files = session_files(&env.home);
+    assert_eq!(files.len(), 1, "{files:?}");
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let messages: Vec<&serde_json::Value> = rows
+        .iter()
+        .filter(|r| r["type"] == "message")
+        .map(|r| &r["message"])
+        .collect();
+    assert_eq!(messages[0]["role"], "user");
+    assert_eq!(messages[0]["meta"]["shell_escape"], "true", "{text}");
+    assert!(messages[0]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("bang-marker-42"));
+    assert_eq!(messages[1]["role"], "user");
+    assert!(messages[1]["meta"].is_null(), "{text}");
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT:0", 5);
+}
