@@ -27,6 +27,7 @@ pub mod outcome {
 }
 pub mod session_bridge;
 mod session_switch;
+pub mod side_question;
 pub mod skills;
 mod stream_map;
 pub mod subagent;

@@ -46,6 +46,37 @@ impl zut_tui::Controller for TuiController {
         self.ctrl.add_user_context(text);
     }
 
+    fn side_question(&mut self, question: String) -> bool {
+        let ask = self.ctrl.side_question(question.clone());
+        let tx = self.tx.clone();
+        self.rt.spawn(async move {
+            let (answer, usage) = match ask.await {
+                Ok(a) => {
+                    let mut text = a.text;
+                    if !a.wanted_tools.is_empty() {
+                        text.push_str(&format!(
+                            "\n\n(the model asked to run {}; /btw runs no tools: ask in \
+                             the conversation instead)",
+                            a.wanted_tools.join(", ")
+                        ));
+                    }
+                    let usage = zut_agent::UsageEvent {
+                        this: a.usage,
+                        cumulative: a.usage,
+                    };
+                    (Ok(text), Some(usage))
+                }
+                Err(e) => (Err(e), None),
+            };
+            let _ = tx.send(TuiEvent::SideAnswer {
+                question,
+                answer,
+                usage,
+            });
+        });
+        true
+    }
+
     fn command(&mut self, name: String, args: String) {
         match name.as_str() {
             "new" => {

@@ -95,3 +95,101 @@ async fn bang_command_output_goes_to_the_model_with_the_next_prompt() {
     t.keys(&["C-d"]);
     t.wait_for("EXIT:0", 5);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn btw_answers_from_the_context_and_is_not_kept() {
+    if !have_tmux() {
+        return;
+    }
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_text("Noted the zebra."));
+    let t = Tmux::start(&env, &server, &["--no-ext"], 100, 30);
+    started(&t);
+    t.typ("remember the word zebra-17");
+    t.keys(&["Enter"]);
+    t.wait_for("Noted the zebra.", 10);
+    let files = session_files(&env.home);
+    assert_eq!(files.len(), 1, "{files:?}");
+    // Wait for the turn to be written out completely (usage row).
+    assert!(wait_until(5, || std::fs::read_to_string(&files[0])
+        .unwrap()
+        .contains("Noted the zebra.")));
+    let before = std::fs::read(&files[0]).unwrap();
+
+    server.push(Script::anthropic_text("The word was **zebra-17**."));
+    t.typ("/btw which word did I give?");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("not added to the conversation)", 10);
+    assert!(s.contains("btw › which word did I give?"), "{s}");
+    assert!(s.contains("The word was zebra-17."), "{s}");
+    // The side request carried the conversation, then the marked question.
+    let body = &server.requests()[1].raw_body;
+    let context = body.find("remember the word zebra-17").unwrap();
+    let answer = body.find("Noted the zebra.").unwrap();
+    let mark = body
+        .find("[Side question (/btw)")
+        .unwrap_or_else(|| panic!("{body}"));
+    let question = body.find("which word did I give?").unwrap();
+    assert!(
+        context < answer && answer < mark && mark < question,
+        "{body}"
+    );
+    // Same system prompt and tools as the conversation's own request.
+    let first: serde_json::Value = serde_json::from_str(&server.requests()[0].raw_body).unwrap();
+    let side: serde_json::Value = serde_json::from_str(body).unwrap();
+    assert_eq!(first["system"], side["system"]);
+    assert_eq!(first["tools"], side["tools"]);
+    // The session file did not change.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(std::fs::read(&files[0]).unwrap(), before);
+
+    // The next prompt does not carry the side question or its answer.
+    server.push(Script::anthropic_text("Carrying on."));
+    t.typ("carry on");
+    t.keys(&["Enter"]);
+    t.wait_for("Carrying on.", 10);
+    let body = &server.requests()[2].raw_body;
+    assert!(body.contains("remember the word zebra-17"), "{body}");
+    assert!(!body.contains("which word did I give?"), "{body}");
+    assert!(!body.contains("The word was"), "{body}");
+    assert!(!body.contains("Side question"), "{body}");
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(!text.contains("which word did I give?"), "{text}");
+
+    // Without a question: a usage line, no request.
+    let n = server.request_count();
+    t.typ("/btw");
+    t.keys(&["Enter"]);
+    t.wait_for("usage: /btw <question>", 5);
+    assert_eq!(server.request_count(), n);
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT:0", 5);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn btw_failure_is_shown_and_the_conversation_goes_on() {
+    if !have_tmux() {
+        return;
+    }
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::json(
+        400,
+        r#"{"type":"error","error":{"type":"invalid_request_error","message":"side boom"}}"#,
+    ));
+    let t = Tmux::start(&env, &server, &["--no-ext"], 100, 30);
+    started(&t);
+    t.typ("/btw anything?");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("btw failed:", 10);
+    assert!(s.contains("side boom"), "{s}");
+    server.push(Script::anthropic_text("Main answer."));
+    t.typ("hello");
+    t.keys(&["Enter"]);
+    t.wait_for("Main answer.", 10);
+    let body = &server.requests()[1].raw_body;
+    assert!(!body.contains("anything?"), "{body}");
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT:0", 5);
+}

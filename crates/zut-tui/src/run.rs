@@ -168,6 +168,16 @@ pub async fn run(
                 Effect::RenameSession { path, title } => ctrl.rename_session(path, title),
                 Effect::SearchSessions { all, query } => ctrl.search_sessions(all, query),
                 Effect::Quit => break 'outer,
+                Effect::SideQuestion(question) => {
+                    if !ctrl.side_question(question.clone()) {
+                        crate::btw::show(
+                            &mut app,
+                            &question,
+                            Err("not available in this conversation".into()),
+                            None,
+                        );
+                    }
+                }
             }
         }
         // Paint (chrome-only changes at most every CHROME_FRAME).
@@ -307,6 +317,14 @@ fn conversation(app: &mut App, ev: TuiEvent, themes_dir: Option<&std::path::Path
             Vec::new()
         }
         TuiEvent::JobFinished => app.job_finished(),
+        TuiEvent::SideAnswer {
+            question,
+            answer,
+            usage,
+        } => {
+            crate::btw::show(app, &question, answer, usage.as_ref());
+            Vec::new()
+        }
         TuiEvent::Picker(p) => {
             app.picker = Some(p);
             Vec::new()

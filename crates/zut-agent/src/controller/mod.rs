@@ -415,6 +415,35 @@ impl Controller {
         self.shared.lock().user_context.push(text);
     }
 
+    /// `/btw`: asks `question` about the conversation as of the last job
+    /// boundary (a running prompt is not waited for) and returns the
+    /// answer. Nothing is added to the conversation, the session file or
+    /// the event stream. Errors: no model, the provider's error.
+    pub fn side_question(
+        &self,
+        question: String,
+    ) -> impl std::future::Future<Output = Result<crate::side_question::SideAnswer, String>>
+           + Send
+           + 'static {
+        let (kit, messages) = {
+            let st = self.shared.lock();
+            (st.side.clone(), st.messages.clone())
+        };
+        let unavailable = self.shared.unavailable.clone();
+        async move {
+            if let Some(why) = unavailable {
+                return Err(format!("/btw needs a model, but none is configured: {why}"));
+            }
+            let kit = kit.ok_or("the conversation is still starting; ask again")?;
+            kit.ask(
+                &messages,
+                &question,
+                &tokio_util::sync::CancellationToken::new(),
+            )
+            .await
+        }
+    }
+
     /// Pushes [`ControllerEvent::Note`] into the stream, after everything
     /// already in it.
     pub fn note(&self, text: String) {

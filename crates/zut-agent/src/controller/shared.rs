@@ -40,6 +40,8 @@ pub(crate) struct Inner {
     /// `!command` outputs waiting for the next prompt (see
     /// [`super::Controller::add_user_context`]).
     pub(crate) user_context: Vec<String>,
+    /// What `/btw` needs, as of the last job boundary.
+    pub(crate) side: Option<Arc<crate::side_question::SideKit>>,
 }
 
 impl Inner {
@@ -108,6 +110,7 @@ impl Shared {
                 messages: Arc::new(agent.transcript().to_vec()),
                 approvals: Default::default(),
                 user_context: Vec::new(),
+                side: None,
             }),
             wake: Notify::new(),
             idle: Notify::new(),

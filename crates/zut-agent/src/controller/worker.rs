@@ -28,12 +28,19 @@ pub(crate) async fn run(
             let _ = ready.send(true);
         }
     }
+    // The `/btw` kit is taken again at every job boundary.
+    let mut side_stale = true;
     loop {
         let wake = shared.wake.notified();
         let next = {
             let mut st = shared.lock();
             if st.apply_pending(&mut agent) {
                 st.refresh(&agent);
+                side_stale = true;
+            }
+            if side_stale {
+                st.side = Some(Arc::new(agent.side_kit()));
+                side_stale = false;
             }
             match st.queue.pop_front() {
                 Some(job) => {
@@ -72,6 +79,7 @@ pub(crate) async fn run(
             st.approvals.clear();
             st.refresh(&agent);
         }
+        side_stale = true;
         // `done` / `compact_done` only now: a client that asks for the
         // messages or the state when it sees them gets the finished job's.
         for ev in last {
