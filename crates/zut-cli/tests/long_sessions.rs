@@ -116,3 +116,107 @@ async fn the_guard_stops_a_looping_model_unless_turned_off() {
     assert!(!r.stdout.contains("repetition_guard"));
     assert!(r.stdout.contains("--max-steps"), "{}", r.stdout);
 }
+
+/// The compaction request's system prompt (what tells it from a turn).
+const HANDOFF: &str = "You write handoff summaries";
+
+/// One unattended `zut --json` run of 200 model turns (199 real `bash`
+/// calls, then the answer) whose requests overflow the context window
+/// three times (after steps 50, 110 and 170): it completes with no user
+/// action, each overflow compacted and retried once, and the requests
+/// shrink after each compaction.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_run_of_200_turns_survives_three_overflows() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    let overflow_after = [50, 110, 170];
+    for step in overflow_after {
+        server.push(
+            Script::json(400, OVERFLOW)
+                .when(format!("step-{step:03}-done"))
+                .unless(HANDOFF),
+        );
+    }
+    for i in 0..6 {
+        server.push(Script::anthropic_text(format!("## Goal\nsummary {i}")).when(HANDOFF));
+    }
+    for step in 1..=199 {
+        server.push(
+            Script::anthropic_tool_call(
+                format!("c{step}"),
+                "bash",
+                format!(
+                    r#"{{"command":"printf 'step-%03d-done\\n' {step}; seq 1 200","timeout":30}}"#
+                ),
+            )
+            .unless(HANDOFF),
+        );
+    }
+    server.push(Script::anthropic_text("all 199 steps done").unless(HANDOFF));
+    let session = env.project.join("long.jsonl");
+    let session_arg = session.display().to_string();
+    let started = std::time::Instant::now();
+    let r = output_blocking(llm_cmd(
+        &env,
+        &server.url(),
+        &[
+            "--session",
+            &session_arg,
+            "--max-steps",
+            "250",
+            "--json",
+            "run the 199 steps",
+        ],
+    ))
+    .await;
+    let wall = started.elapsed();
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let events = json_events(&r.stdout);
+    let of = |t: &str| events.iter().filter(|e| e["type"] == t).count();
+    let n_req = server.request_count();
+    assert_eq!(
+        of("context_recovery"),
+        3,
+        "{n_req} requests; stderr {}; tail {:?}",
+        r.stderr,
+        &events[events.len().saturating_sub(8)..]
+    );
+    assert_eq!(of("compact_done"), 3);
+    assert_eq!(of("tool_result"), 199);
+    assert_eq!(of("error"), 0, "{}", r.stdout);
+    assert_eq!(events.last().unwrap()["type"], "done");
+    assert!(r.stdout.contains("all 199 steps done"));
+    // Every step script and every overflow was used; three summaries.
+    assert_eq!(server.pending(), 3);
+    let reqs = server.requests();
+    // 200 turns + 3 overflowed requests + 3 summaries.
+    assert_eq!(reqs.len(), 206);
+    // Each overflow is followed by its summary, then a smaller retry.
+    for step in overflow_after {
+        let marker = format!("step-{step:03}-done");
+        let i = reqs
+            .iter()
+            .position(|q| q.raw_body.contains(&marker) && !q.raw_body.contains(HANDOFF))
+            .unwrap();
+        assert!(reqs[i + 1].raw_body.contains(HANDOFF), "after step {step}");
+        assert!(
+            reqs[i + 2].raw_body.len() < reqs[i].raw_body.len() / 2,
+            "after step {step}: {} then {}",
+            reqs[i].raw_body.len(),
+            reqs[i + 2].raw_body.len()
+        );
+        assert!(reqs[i + 2]
+            .raw_body
+            .contains("## Context Summary (compacted)"));
+    }
+    let largest = reqs.iter().map(|q| q.raw_body.len()).max().unwrap();
+    // The session has the three compactions and every step.
+    let text = std::fs::read_to_string(&session).unwrap();
+    assert_eq!(text.matches(r#""compaction":"true""#).count(), 3, "{text}");
+    assert!(text.contains("step-199-done"));
+    eprintln!(
+        "FIGURE 200 turns, 3 overflows: {:.1} s wall (debug binary), largest request {} KiB",
+        wall.as_secs_f64(),
+        largest / 1024
+    );
+}
