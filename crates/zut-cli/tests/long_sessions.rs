@@ -220,3 +220,59 @@ async fn one_run_of_200_turns_survives_three_overflows() {
         largest / 1024
     );
 }
+
+/// Bad input: the request is still too long after the compaction. `-p`
+/// stops with a clear message and a non-zero status after exactly one
+/// compaction and one retry (no loop); the history is still there.
+#[tokio::test]
+async fn an_overflow_that_persists_stops_clearly() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    let session = env.project.join("s.jsonl");
+    let session_arg = session.display().to_string();
+    server.push(Script::anthropic_text("first answer"));
+    let r = output_blocking(llm_cmd(
+        &env,
+        &server.url(),
+        &["--session", &session_arg, "-p", "first"],
+    ))
+    .await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    server.push(Script::json(400, OVERFLOW));
+    server.push(Script::anthropic_text("SUMMARY"));
+    server.push(Script::json(400, OVERFLOW));
+    // What a (wrong) second recovery would use.
+    server.push(Script::anthropic_text("SUMMARY AGAIN"));
+    server.push(Script::anthropic_text("never"));
+    let r = output_blocking(llm_cmd(
+        &env,
+        &server.url(),
+        &["--session", &session_arg, "-p", "second"],
+    ))
+    .await;
+    assert_ne!(r.code, 0);
+    assert!(r.stdout.trim().is_empty(), "{}", r.stdout);
+    assert!(
+        r.stderr.contains(
+            "the request is still too long for the model's context window after compaction"
+        ),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(
+        r.stderr
+            .matches("context window exceeded: compacting")
+            .count(),
+        1,
+        "{}",
+        r.stderr
+    );
+    assert_eq!(server.request_count(), 4);
+    assert_eq!(server.pending(), 2);
+    // The prompt and the summary are in the session: nothing is lost.
+    let text = std::fs::read_to_string(&session).unwrap();
+    assert!(
+        text.contains("second") && text.contains("SUMMARY"),
+        "{text}"
+    );
+}
