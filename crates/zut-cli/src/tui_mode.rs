@@ -527,7 +527,42 @@ pub(crate) fn replay(snap: &zut_session::Snapshot, tx: &mpsc::UnboundedSender<Tu
     let _ = tx.send(TuiEvent::Info(note));
     let mut events = Vec::new();
     let mut send = |ev: AgentEvent| events.push(ev);
-    for m in &messages[skip..] {
+    // `!cmd` outputs (`meta.shell_escape`) show as the box they were.
+    let shell: std::collections::HashSet<String> = snap
+        .messages
+        .iter()
+        .filter(|m| m.meta_value(zut_agent::user_context::SHELL_ESCAPE_META) == Some("true"))
+        .map(|m| zut_agent::session_bridge::to_provider(std::slice::from_ref(m)))
+        .filter_map(|p| p.first().map(|m| m.text()))
+        .collect();
+    for (n, m) in messages[skip..].iter().enumerate() {
+        if m.role == zut_providers::Role::User && shell.contains(&m.text()) {
+            let text = m.text();
+            // zut's text: the mark, `$ cmd`, the output (the Go
+            // original's has no mark).
+            let (command, output) = match text.split_once('\n') {
+                Some((mark, rest)) if mark.starts_with("[The user ran") => {
+                    let (cmd, out) = rest.split_once('\n').unwrap_or((rest, ""));
+                    (
+                        cmd.strip_prefix("$ ").unwrap_or(cmd).to_string(),
+                        out.to_string(),
+                    )
+                }
+                _ => (String::new(), text.clone()),
+            };
+            let id = format!("shell-escape-{n}");
+            send(AgentEvent::ToolCall {
+                id: id.clone(),
+                name: "bash".into(),
+                args: serde_json::json!({ "command": command }),
+            });
+            send(AgentEvent::ToolResult {
+                id,
+                is_error: output.contains("\n[exit "),
+                content: vec![JsonBlock::Text { text: output }],
+            });
+            continue;
+        }
         let blocks = json_blocks(&m.content);
         let text: Vec<JsonBlock> = blocks
             .iter()

@@ -94,6 +94,19 @@ async fn bang_command_output_goes_to_the_model_with_the_next_prompt() {
     assert!(messages[1]["meta"].is_null(), "{text}");
     t.keys(&["C-d"]);
     t.wait_for("EXIT:0", 5);
+    drop(t);
+
+    // Resumed: the output shows as the command's box again, not as a
+    // prompt of the user's.
+    let t = Tmux::start(&env, &server, &["--no-ext", "-c"], 100, 30);
+    t.wait_for("resumed session \"why did it fail?\"", 10);
+    let s = t.wait_for("Second.", 10);
+    assert!(s.contains("bang-marker-42"), "{s}");
+    assert_eq!(s.matches("$ echo bang-marker").count(), 1, "{s}");
+    assert!(!s.contains("▌ [The user ran"), "{s}");
+    assert!(s.contains("▌ why did it fail?"), "{s}");
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT:0", 5);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -135,6 +135,14 @@ async fn run_job(
     match work {
         Work::Prompt(parts) => {
             let context = std::mem::take(&mut shared.lock().user_context);
+            if !context.is_empty() {
+                // The session is titled after the prompt, not the output.
+                let prompt = zut_providers::Message {
+                    role: zut_providers::Role::User,
+                    content: parts.clone(),
+                };
+                agent.title_session(&prompt.text());
+            }
             for text in context {
                 if let Err(message) =
                     agent.add_user_context(text, crate::user_context::SHELL_ESCAPE_META)
