@@ -6,7 +6,8 @@
 //! tool list, the provider's JSON body, and its bytes.
 //!
 //! Cases: `projection+budget` (the default), `off` (both turned off: the
-//! whole transcript is copied and encoded, as before issue 24).
+//! whole transcript is copied and encoded, as before issue 24); then the
+//! `/btw` side kit (taken at every job boundary) and a side request's body.
 //!
 //! Prints `ZUT-BENCH long_session_<case> n=.. median_us=.. p90_us=.. body_bytes=..`
 //! then `ZUT-BENCH long_session_<case>_peak_rss_kib=..` (VmHWM of this
@@ -184,4 +185,34 @@ fn main() {
             peak_rss_kib()
         );
     }
+    // `/btw`: the kit the worker takes at every job boundary, and the side
+    // request built from it (projection and budget on).
+    let ls = &mut agent.config_mut().long_session;
+    ls.stale_read_projection = true;
+    ls.result_budget = true;
+    let transcript = agent.transcript().to_vec();
+    let mut kit_times = Vec::with_capacity(samples);
+    let mut side_times = Vec::with_capacity(samples);
+    for _ in 0..samples {
+        let t = Instant::now();
+        let kit = agent.side_kit();
+        kit_times.push(t.elapsed().as_micros() as u64);
+        let t = Instant::now();
+        let request = kit.request(&transcript, "which files changed?");
+        let bytes = serde_json::to_vec(&agent.provider().request_body(&request)).unwrap();
+        side_times.push(t.elapsed().as_micros() as u64);
+        std::hint::black_box(bytes);
+    }
+    kit_times.sort_unstable();
+    side_times.sort_unstable();
+    println!(
+        "ZUT-BENCH long_session_side_kit n={samples} median_us={} p90_us={}",
+        kit_times[samples / 2],
+        kit_times[samples * 9 / 10]
+    );
+    println!(
+        "ZUT-BENCH long_session_side_request n={samples} median_us={} p90_us={}",
+        side_times[samples / 2],
+        side_times[samples * 9 / 10]
+    );
 }
