@@ -1,6 +1,6 @@
 //! Request building in a long session (issue 24): a 500-turn conversation
 //! with 2,000 tool results (reads of 150 files, many read again, `bash`
-//! and `grep` output; ~9 MiB of result text), loaded into a real
+//! and `grep` output; ~5.7 MiB of result text), loaded into a real
 //! [`Agent`]. Each sample builds what one model call sends: the system
 //! prompt, the projected transcript (stale reads, tool-result budget), the
 //! tool list, the provider's JSON body, and its bytes.
