@@ -1,14 +1,19 @@
 //! Request building in a long session (issue 24): a 500-turn conversation
 //! with 2,000 tool results (reads of 150 files, many read again, `bash`
-//! and `grep` output; ~9 MiB of result text), loaded into a real
+//! and `grep` output; ~5.7 MiB of result text), loaded into a real
 //! [`Agent`]. Each sample builds what one model call sends: the system
 //! prompt, the projected transcript (stale reads, tool-result budget), the
 //! tool list, the provider's JSON body, and its bytes.
 //!
 //! Cases: `projection+budget` (the default), `off` (both turned off: the
-//! whole transcript is copied and encoded, as before issue 24).
+//! whole transcript is copied and encoded, as before issue 24); then the
+//! `/btw` side kit (taken at every job boundary) and a side request's body.
 //!
-//! Prints `ZUT-BENCH long_session_<case> n=.. median_us=.. p90_us=.. body_bytes=..`
+//! Prints `ZUT-BENCH long_session_<case> n=.. median_us=.. p90_us=.. cpu_mean_us=.. body_bytes=..`
+//! (wall time per request; `cpu_mean_us`: this thread's CPU time per
+//! request, which a loaded machine does not inflate; the median of each
+//! phase: the `Request`, the body — the bytes `Provider::request_bytes`
+//! writes, or with `ZUT_BENCH_TREE=1` the JSON tree, then its bytes)
 //! then `ZUT-BENCH long_session_<case>_peak_rss_kib=..` (VmHWM of this
 //! process so far: the transcript plus every body built; the default case
 //! runs first).
@@ -109,6 +114,15 @@ fn transcript() -> Vec<Message> {
     out
 }
 
+/// CPU time this thread has run, in ns (`/proc/thread-self/schedstat`):
+/// unlike wall time, not inflated by other processes on a loaded machine.
+fn thread_cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
 fn peak_rss_kib() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
@@ -158,30 +172,90 @@ fn main() {
         result_bytes / 1024
     );
     agent.replace_transcript(messages);
+    let tree = std::env::var_os("ZUT_BENCH_TREE").is_some();
     for (case, on) in [("projection+budget", true), ("off", false)] {
         let ls = &mut agent.config_mut().long_session;
         ls.stale_read_projection = on;
         ls.result_budget = on;
         let mut times = Vec::with_capacity(samples);
+        // Phases: the request (system prompt, projection, tools), the
+        // wire's JSON value, its bytes.
+        let mut phases = [(); 3].map(|()| Vec::with_capacity(samples));
         let mut body_bytes = 0;
+        let mut cpu_ns = 0;
         for _ in 0..samples {
+            let cpu = thread_cpu_ns();
             let t = Instant::now();
             let request = agent.next_request();
-            let body = agent.provider().request_body(&request);
-            let bytes = serde_json::to_vec(&body).unwrap();
-            times.push(t.elapsed().as_micros() as u64);
+            let t1 = t.elapsed();
+            // What `Provider::stream` sends (on the Anthropic wire, written
+            // straight from the request; `ZUT_BENCH_TREE=1`: through the
+            // JSON tree, as before).
+            let (t2, bytes) = if tree {
+                let body = agent.provider().request_body(&request);
+                let t2 = t.elapsed();
+                (t2, serde_json::to_vec(&body).unwrap())
+            } else {
+                let bytes = agent.provider().request_bytes(&request).unwrap();
+                (t.elapsed(), bytes)
+            };
+            let t3 = t.elapsed();
+            cpu_ns += thread_cpu_ns() - cpu;
+            times.push(t3.as_micros() as u64);
+            phases[0].push(t1.as_micros() as u64);
+            phases[1].push((t2 - t1).as_micros() as u64);
+            phases[2].push((t3 - t2).as_micros() as u64);
             body_bytes = bytes.len();
             std::hint::black_box(bytes);
+            std::hint::black_box(request);
         }
         times.sort_unstable();
+        for p in &mut phases {
+            p.sort_unstable();
+        }
         println!(
-            "ZUT-BENCH long_session_{case} n={samples} median_us={} p90_us={} body_bytes={body_bytes}",
+            "ZUT-BENCH long_session_{case} n={samples} median_us={} p90_us={} cpu_mean_us={} \
+             body_bytes={body_bytes} (median request_us={} body_us={} bytes_us={})",
             times[samples / 2],
-            times[samples * 9 / 10]
+            times[samples * 9 / 10],
+            cpu_ns / 1000 / samples as u64,
+            phases[0][samples / 2],
+            phases[1][samples / 2],
+            phases[2][samples / 2],
         );
         println!(
             "ZUT-BENCH long_session_{case}_peak_rss_kib={}",
             peak_rss_kib()
         );
     }
+    // `/btw`: the kit the worker takes at every job boundary, and the side
+    // request built from it (projection and budget on).
+    let ls = &mut agent.config_mut().long_session;
+    ls.stale_read_projection = true;
+    ls.result_budget = true;
+    let transcript = agent.transcript().to_vec();
+    let mut kit_times = Vec::with_capacity(samples);
+    let mut side_times = Vec::with_capacity(samples);
+    for _ in 0..samples {
+        let t = Instant::now();
+        let kit = agent.side_kit();
+        kit_times.push(t.elapsed().as_micros() as u64);
+        let t = Instant::now();
+        let request = kit.request(&transcript, "which files changed?");
+        let bytes = agent.provider().request_bytes(&request).unwrap();
+        side_times.push(t.elapsed().as_micros() as u64);
+        std::hint::black_box(bytes);
+    }
+    kit_times.sort_unstable();
+    side_times.sort_unstable();
+    println!(
+        "ZUT-BENCH long_session_side_kit n={samples} median_us={} p90_us={}",
+        kit_times[samples / 2],
+        kit_times[samples * 9 / 10]
+    );
+    println!(
+        "ZUT-BENCH long_session_side_request n={samples} median_us={} p90_us={}",
+        side_times[samples / 2],
+        side_times[samples * 9 / 10]
+    );
 }

@@ -27,6 +27,7 @@ pub mod outcome {
 }
 pub mod session_bridge;
 mod session_switch;
+pub mod side_question;
 pub mod skills;
 mod stream_map;
 pub mod subagent;
@@ -34,6 +35,7 @@ pub mod system_prompt;
 mod tool_exec;
 pub mod toolset;
 pub mod transcript;
+pub mod user_context;
 
 pub use agent::{stop_name, Agent, EventSink};
 pub use approval::{ApprovalDecision, ApprovalHook, ApprovalRequest, PendingApproval};

@@ -42,6 +42,41 @@ impl zut_tui::Controller for TuiController {
         self.ctrl.prompt(vec![Part::Text { text }], None);
     }
 
+    fn shell_context(&mut self, text: String) {
+        self.ctrl.add_user_context(text);
+    }
+
+    fn side_question(&mut self, question: String) -> bool {
+        let ask = self.ctrl.side_question(question.clone());
+        let tx = self.tx.clone();
+        self.rt.spawn(async move {
+            let (answer, usage) = match ask.await {
+                Ok(a) => {
+                    let mut text = a.text;
+                    if !a.wanted_tools.is_empty() {
+                        text.push_str(&format!(
+                            "\n\n(the model asked to run {}; /btw runs no tools: ask in \
+                             the conversation instead)",
+                            a.wanted_tools.join(", ")
+                        ));
+                    }
+                    let usage = zut_agent::UsageEvent {
+                        this: a.usage,
+                        cumulative: a.usage,
+                    };
+                    (Ok(text), Some(usage))
+                }
+                Err(e) => (Err(e), None),
+            };
+            let _ = tx.send(TuiEvent::SideAnswer {
+                question,
+                answer,
+                usage,
+            });
+        });
+        true
+    }
+
     fn command(&mut self, name: String, args: String) {
         match name.as_str() {
             "new" => {
@@ -492,7 +527,42 @@ pub(crate) fn replay(snap: &zut_session::Snapshot, tx: &mpsc::UnboundedSender<Tu
     let _ = tx.send(TuiEvent::Info(note));
     let mut events = Vec::new();
     let mut send = |ev: AgentEvent| events.push(ev);
-    for m in &messages[skip..] {
+    // `!cmd` outputs (`meta.shell_escape`) show as the box they were.
+    let shell: std::collections::HashSet<String> = snap
+        .messages
+        .iter()
+        .filter(|m| m.meta_value(zut_agent::user_context::SHELL_ESCAPE_META) == Some("true"))
+        .map(|m| zut_agent::session_bridge::to_provider(std::slice::from_ref(m)))
+        .filter_map(|p| p.first().map(|m| m.text()))
+        .collect();
+    for (n, m) in messages[skip..].iter().enumerate() {
+        if m.role == zut_providers::Role::User && shell.contains(&m.text()) {
+            let text = m.text();
+            // zut's text: the mark, `$ cmd`, the output (the Go
+            // original's has no mark).
+            let (command, output) = match text.split_once('\n') {
+                Some((mark, rest)) if mark.starts_with("[The user ran") => {
+                    let (cmd, out) = rest.split_once('\n').unwrap_or((rest, ""));
+                    (
+                        cmd.strip_prefix("$ ").unwrap_or(cmd).to_string(),
+                        out.to_string(),
+                    )
+                }
+                _ => (String::new(), text.clone()),
+            };
+            let id = format!("shell-escape-{n}");
+            send(AgentEvent::ToolCall {
+                id: id.clone(),
+                name: "bash".into(),
+                args: serde_json::json!({ "command": command }),
+            });
+            send(AgentEvent::ToolResult {
+                id,
+                is_error: output.contains("\n[exit "),
+                content: vec![JsonBlock::Text { text: output }],
+            });
+            continue;
+        }
         let blocks = json_blocks(&m.content);
         let text: Vec<JsonBlock> = blocks
             .iter()

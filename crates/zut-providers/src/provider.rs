@@ -188,6 +188,32 @@ impl Provider {
         Ok(body)
     }
 
+    /// The bytes [`Provider::stream`] sends for `req`: those of
+    /// [`Provider::try_request_body`], written straight from the request
+    /// on the Anthropic wire (no JSON tree in between: a long session's
+    /// history is most of a request).
+    pub fn request_bytes(&self, req: &Request) -> Result<Vec<u8>, ProviderError> {
+        let model = if req.model.is_empty() {
+            &self.config.model
+        } else {
+            &req.model
+        };
+        let encoded = if self.config.wire_for(model) == Wire::Anthropic
+            && self.config.azure.is_none()
+        {
+            let reasoning = self.config.clamp_reasoning_for(model, req.reasoning).level;
+            let temperature = self
+                .config
+                .temperature
+                .filter(|_| crate::anthropic::request::thinking_budget(reasoning).is_none())
+                .map(|t| serde_json::json!(t));
+            crate::anthropic::request_bytes::body_bytes(req, model, reasoning, temperature.as_ref())
+        } else {
+            serde_json::to_vec(&self.try_request_body(req)?)
+        };
+        encoded.map_err(|e| ProviderError::Config(format!("cannot encode request: {e}")))
+    }
+
     /// What an HTTP error adds to the provider's message: the model, and for
     /// a refused credential where the key came from.
     fn error_context(&self, status: u16, message: &str, model: &str) -> String {
@@ -257,9 +283,7 @@ impl Provider {
             wire,
             stream_wire: crate::cloud::stream_wire(wire, model),
         };
-        let body: bytes::Bytes = serde_json::to_vec(&self.try_request_body(req)?)
-            .map(bytes::Bytes::from)
-            .map_err(|e| ProviderError::Config(format!("cannot encode request: {e}")))?;
+        let body = bytes::Bytes::from(self.request_bytes(req)?);
         let max_attempts = self.config.retry.max_attempts.max(1);
         let mut attempt = 1;
         loop {

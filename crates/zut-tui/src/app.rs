@@ -98,6 +98,8 @@ pub enum Effect {
     },
     /// Leave.
     Quit,
+    /// Ask a `/btw` side question.
+    SideQuestion(String),
 }
 
 /// A transient line under the transcript.
@@ -525,6 +527,7 @@ impl App {
         }
         match name {
             "exit" | "quit" => vec![Effect::Quit],
+            "btw" => crate::btw::command(self, args),
             "theme" => crate::themes::command(self, args),
             "help" => {
                 let rows = crate::help::rows(&self.commands, self.size.0 as usize, &self.theme);

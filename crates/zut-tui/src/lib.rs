@@ -12,6 +12,7 @@
 //! TUI knows nothing of the extension host or the providers.
 
 pub mod app;
+pub mod btw;
 pub mod chrome;
 pub mod commands;
 pub mod confirm;
@@ -90,6 +91,19 @@ pub trait Controller: Send {
     fn search_sessions(&mut self, all: bool, query: String) {
         let _ = (all, query);
     }
+    /// Offers the model `text` (a finished `!command`'s output, marked as
+    /// such) as context with the next prompt.
+    fn shell_context(&mut self, text: String) {
+        let _ = text;
+    }
+    /// `/btw`: asks `question` about the conversation without adding it;
+    /// the answer comes back as [`TuiEvent::SideAnswer`]. `false` when
+    /// this conversation cannot (the question is then answered at once
+    /// with an error).
+    fn side_question(&mut self, question: String) -> bool {
+        let _ = question;
+        false
+    }
 }
 
 /// What an extension command answered.
@@ -159,5 +173,14 @@ pub enum TuiEvent {
         label: String,
         /// What to do.
         outcome: CommandOutcome,
+    },
+    /// The answer to a `/btw` side question (not part of the conversation).
+    SideAnswer {
+        /// The question asked.
+        question: String,
+        /// The answer, or why there is none.
+        answer: Result<String, String>,
+        /// The call's usage (counted in the status bar).
+        usage: Option<zut_types::UsageEvent>,
     },
 }

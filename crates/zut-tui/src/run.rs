@@ -168,6 +168,16 @@ pub async fn run(
                 Effect::RenameSession { path, title } => ctrl.rename_session(path, title),
                 Effect::SearchSessions { all, query } => ctrl.search_sessions(all, query),
                 Effect::Quit => break 'outer,
+                Effect::SideQuestion(question) => {
+                    if !ctrl.side_question(question.clone()) {
+                        crate::btw::show(
+                            &mut app,
+                            &question,
+                            Err("not available in this conversation".into()),
+                            None,
+                        );
+                    }
+                }
             }
         }
         // Paint (chrome-only changes at most every CHROME_FRAME).
@@ -237,6 +247,8 @@ pub async fn run(
                     let rows = cell.rows(app.size.0 as usize, &app.theme, false);
                     app.notes.retain(|n| !n.text.starts_with("running !"));
                     app.transcript.push_block(rows);
+                    ctrl.shell_context(crate::shell::context_text(&cmd, &out));
+                    app.push_note("info", crate::shell::CONTEXT_NOTE);
                 }
             }
             Some(files) = files_rx.recv() => {
@@ -305,6 +317,14 @@ fn conversation(app: &mut App, ev: TuiEvent, themes_dir: Option<&std::path::Path
             Vec::new()
         }
         TuiEvent::JobFinished => app.job_finished(),
+        TuiEvent::SideAnswer {
+            question,
+            answer,
+            usage,
+        } => {
+            crate::btw::show(app, &question, answer, usage.as_ref());
+            Vec::new()
+        }
         TuiEvent::Picker(p) => {
             app.picker = Some(p);
             Vec::new()

@@ -3,7 +3,7 @@
 //! and every name the extension host reserves (an extension command with
 //! one of these names is refused and `zut ext doctor` says `shadowed`).
 //!
-//! The Go original's other built-ins (`/goal`, `/jail`, `/btw`, …,
+//! The Go original's other built-ins (`/goal`, `/jail`, …,
 //! protocol.md §7.1) are not reserved until zut builds them: until then an
 //! extension may provide them (`zut ext doctor` shows them active). The
 //! work that builds one adds it here, which reserves it.
@@ -141,6 +141,13 @@ pub const BUILTIN_COMMANDS: &[BuiltinCommand] = &[
         Some("what the summary should keep"),
         true,
         true,
+    ),
+    cmd(
+        "btw",
+        "a side question answered from the conversation, not added to it (/btw <question>)",
+        Some("your question"),
+        true,
+        false,
     ),
     cmd(
         "reload-ext",

@@ -251,6 +251,7 @@ impl Controller {
             let mut st = self.shared.lock();
             st.pending.clear = true;
             st.messages = Arc::new(Vec::new());
+            st.user_context.clear();
         }
         self.shared.wake.notify_one();
     }
@@ -403,6 +404,44 @@ impl Controller {
             self.events.producer_done();
         }
         agent
+    }
+
+    /// Gives the model `text` (a `!command`'s output, already marked as
+    /// such) as context: it is added to the conversation as a user message
+    /// of its own right before the next prompt runs (never on its own),
+    /// and persisted with `meta.shell_escape` as the Go original does.
+    /// [`Controller::clear`] drops what has not been added yet.
+    pub fn add_user_context(&self, text: String) {
+        self.shared.lock().user_context.push(text);
+    }
+
+    /// `/btw`: asks `question` about the conversation as of the last job
+    /// boundary (a running prompt is not waited for) and returns the
+    /// answer. Nothing is added to the conversation, the session file or
+    /// the event stream. Errors: no model, the provider's error.
+    pub fn side_question(
+        &self,
+        question: String,
+    ) -> impl std::future::Future<Output = Result<crate::side_question::SideAnswer, String>>
+           + Send
+           + 'static {
+        let (kit, messages) = {
+            let st = self.shared.lock();
+            (st.side.clone(), st.messages.clone())
+        };
+        let unavailable = self.shared.unavailable.clone();
+        async move {
+            if let Some(why) = unavailable {
+                return Err(format!("/btw needs a model, but none is configured: {why}"));
+            }
+            let kit = kit.ok_or("the conversation is still starting; ask again")?;
+            kit.ask(
+                &messages,
+                &question,
+                &tokio_util::sync::CancellationToken::new(),
+            )
+            .await
+        }
     }
 
     /// Pushes [`ControllerEvent::Note`] into the stream, after everything

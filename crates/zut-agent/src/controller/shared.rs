@@ -37,6 +37,11 @@ pub(crate) struct Inner {
     pub(crate) messages: Arc<Vec<Message>>,
     /// Approval requests waiting for the front end's answer, by id.
     pub(crate) approvals: std::collections::BTreeMap<u64, crate::approval::PendingApproval>,
+    /// `!command` outputs waiting for the next prompt (see
+    /// [`super::Controller::add_user_context`]).
+    pub(crate) user_context: Vec<String>,
+    /// What `/btw` needs, as of the last job boundary.
+    pub(crate) side: Option<Arc<crate::side_question::SideKit>>,
 }
 
 impl Inner {
@@ -104,6 +109,8 @@ impl Shared {
                 usage: UsageCounts::default(),
                 messages: Arc::new(agent.transcript().to_vec()),
                 approvals: Default::default(),
+                user_context: Vec::new(),
+                side: None,
             }),
             wake: Notify::new(),
             idle: Notify::new(),

@@ -28,12 +28,19 @@ pub(crate) async fn run(
             let _ = ready.send(true);
         }
     }
+    // The `/btw` kit is taken again at every job boundary.
+    let mut side_stale = true;
     loop {
         let wake = shared.wake.notified();
         let next = {
             let mut st = shared.lock();
             if st.apply_pending(&mut agent) {
                 st.refresh(&agent);
+                side_stale = true;
+            }
+            if side_stale {
+                st.side = Some(Arc::new(agent.side_kit()));
+                side_stale = false;
             }
             match st.queue.pop_front() {
                 Some(job) => {
@@ -72,6 +79,7 @@ pub(crate) async fn run(
             st.approvals.clear();
             st.refresh(&agent);
         }
+        side_stale = true;
         // `done` / `compact_done` only now: a client that asks for the
         // messages or the state when it sees them gets the finished job's.
         for ev in last {
@@ -125,13 +133,39 @@ async fn run_job(
         };
     }
     match work {
-        Work::Prompt(parts) => JobOutcome::Prompt(agent.prompt(parts, cancel, &mut sink).await),
+        Work::Prompt(parts) => {
+            let context = std::mem::take(&mut shared.lock().user_context);
+            if !context.is_empty() {
+                // The session is titled after the prompt, not the output.
+                let prompt = zut_providers::Message {
+                    role: zut_providers::Role::User,
+                    content: parts.clone(),
+                };
+                agent.title_session(&prompt.text());
+            }
+            for text in context {
+                if let Err(message) =
+                    agent.add_user_context(text, crate::user_context::SHELL_ESCAPE_META)
+                {
+                    sink(AgentEvent::Error {
+                        message: message.clone(),
+                    });
+                    sink(AgentEvent::Done);
+                    return JobOutcome::Prompt(crate::outcome::PromptOutcome::Failed { message });
+                }
+            }
+            JobOutcome::Prompt(agent.prompt(parts, cancel, &mut sink).await)
+        }
         Work::Compact(instructions) => JobOutcome::Compact(
             agent
                 .compact(instructions.as_deref(), cancel, &mut sink)
                 .await,
         ),
         Work::Session(mv) => {
+            if !matches!(mv, super::SessionMove::Rename(_)) {
+                // `!command` output waits for a prompt of this conversation.
+                shared.lock().user_context.clear();
+            }
             let result = agent.apply_move(mv);
             if result.is_ok() {
                 // The counters follow the file the conversation is in now.

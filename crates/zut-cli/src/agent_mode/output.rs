@@ -66,6 +66,9 @@ impl Output {
             AgentEvent::TurnStart { step } => st.steps = *step,
             _ => {}
         }
+        if self.mode != Mode::Json && Self::notice(ev) {
+            return;
+        }
         match self.mode {
             Mode::Json => {
                 ev.write_json(&mut st.pending);
@@ -88,31 +91,40 @@ impl Output {
                     st.line_open = !delta.ends_with('\n');
                     st.pending.extend_from_slice(delta.as_bytes());
                 }
-                AgentEvent::RepetitionGuard {
-                    stage: "warning",
-                    count,
-                    ..
-                } => {
-                    crate::errln!(
-                        "zut: repetition guard: the same step {count} times; the model is told"
-                    );
-                    return;
-                }
-                AgentEvent::TurnRecovery { .. } => {
-                    crate::errln!("zut: continuing: no final answer received");
-                    return;
-                }
-                AgentEvent::ContextRecovery { error, .. } => {
-                    crate::errln!(
-                        "zut: context window exceeded: compacting, then retrying once ({error})"
-                    );
-                    return;
-                }
                 _ => return,
             },
             _ => return,
         }
         self.queued(st);
+    }
+
+    /// Print and stream modes: the recovery steps zut takes on its own
+    /// (repetition guard, missing answer, context overflow) as a line on
+    /// stderr, so stdout keeps only the answer. Whether `ev` was one.
+    fn notice(ev: &AgentEvent) -> bool {
+        match ev {
+            AgentEvent::RepetitionGuard {
+                stage: "warning",
+                count,
+                ..
+            } => {
+                crate::errln!(
+                    "zut: repetition guard: the same step {count} times; the model is told"
+                );
+                true
+            }
+            AgentEvent::TurnRecovery { .. } => {
+                crate::errln!("zut: continuing: no final answer received");
+                true
+            }
+            AgentEvent::ContextRecovery { error, .. } => {
+                crate::errln!(
+                    "zut: context window exceeded: compacting, then retrying once ({error})"
+                );
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Output was appended to `st.pending`: write it now if there is a lot,
