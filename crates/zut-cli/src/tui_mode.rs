@@ -212,6 +212,7 @@ pub fn run(args: &GlobalArgs) -> i32 {
         cwd: shown_path(&cwd),
         loading_extensions: !args.no_ext || !args.ext.is_empty(),
         context_window,
+        jail: jail_line(&setup.agent.jail),
         ..Default::default()
     };
     let home_root = setup.host.home.root().to_path_buf();
@@ -293,6 +294,11 @@ pub fn run(args: &GlobalArgs) -> i32 {
     let _ = close_tx.send(());
     let _ = done_rx.recv_timeout(Duration::from_secs(3));
     status
+}
+
+/// The status bar's jail line: `Some` while tools are jailed.
+fn jail_line(jail: &zut_tools::JailSwitch) -> Option<String> {
+    jail.is_jailed().then(|| jail.describe())
 }
 
 fn fail(msg: &str) -> i32 {
@@ -457,6 +463,10 @@ async fn run_command(
         }
         Ok(Outcome::OpenPanel { .. }) | Ok(Outcome::Noop) => CommandOutcome::Noop,
         Ok(Outcome::Done(text)) => {
+            if name.eq_ignore_ascii_case("jail") || name.eq_ignore_ascii_case("unjail") {
+                let st = ctrl.jail();
+                let _ = tx.send(TuiEvent::Jail(st.on.then_some(st.describe)));
+            }
             if name == "model" || name == "reasoning" {
                 let st = ctrl.state();
                 let _ = tx.send(TuiEvent::Settings {

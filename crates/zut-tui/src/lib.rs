@@ -160,4 +160,7 @@ pub enum TuiEvent {
         /// What to do.
         outcome: CommandOutcome,
     },
+    /// Tool calls were jailed or unjailed (`/jail`, `/unjail`): the jail
+    /// line (`jailed to <cwd> (…)`), `None` when unjailed.
+    Jail(Option<String>),
 }
