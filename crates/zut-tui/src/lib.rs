@@ -31,6 +31,7 @@ pub mod panel_keys;
 pub mod pickers;
 pub mod plan_view;
 mod popup;
+pub mod result_view;
 mod run;
 pub mod sanitize;
 pub mod sgr;
