@@ -47,6 +47,7 @@ pub mod thinking;
 pub mod tool_view;
 pub mod transcript;
 pub mod view;
+pub mod web_view;
 pub mod wrap;
 
 pub use commands::CommandInfo;

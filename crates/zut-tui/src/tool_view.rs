@@ -106,6 +106,7 @@ impl ToolCell {
             }),
             _ => None,
         };
+        let text = text.or_else(|| crate::web_view::summary(&self.name, &self.args));
         let text = text.unwrap_or_else(|| match &self.args {
             Value::Null => String::new(),
             Value::Object(m) if m.is_empty() => String::new(),
@@ -136,7 +137,17 @@ impl ToolCell {
             border,
         ));
         rows.push(Line::from(head));
-        let body = self.body_lines(theme);
+        let body = match (expanded, self.web_rows(theme)) {
+            (false, Some(mut web)) => {
+                let n = self.output.lines().count();
+                web.push(Line::from(Span::styled(
+                    format!("… ctrl+o: the {n} lines the model got"),
+                    theme.dim,
+                )));
+                web
+            }
+            _ => self.body_lines(theme),
+        };
         let total = body.len();
         let shown: Vec<Line<'static>> = if expanded || total <= COLLAPSED_LINES + 2 {
             body
@@ -198,6 +209,21 @@ impl ToolCell {
             return (&self.output, None);
         }
         crate::result_view::split(&self.name, &self.output)
+    }
+
+    /// A successful web tool's compact rows (titles, URLs, references).
+    fn web_rows(&self, theme: &Theme) -> Option<Vec<Line<'static>>> {
+        if self.result != Some(false) || !crate::web_view::is_web(&self.name) {
+            return None;
+        }
+        crate::web_view::rows(&self.name, &self.output, theme)
+    }
+
+    /// Whether the box hides part of the result, so Ctrl+O has something
+    /// to show in full.
+    pub fn collapses(&self) -> bool {
+        self.output.lines().count() > COLLAPSED_LINES + 2
+            || (self.result == Some(false) && crate::web_view::is_web(&self.name))
     }
 
     /// Whether the whole result is a diagnostics list (`lsp` with
