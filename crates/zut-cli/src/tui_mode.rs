@@ -76,6 +76,9 @@ impl zut_tui::Controller for TuiController {
     }
 
     fn open_picker(&mut self, kind: PickerKind) {
+        if kind == PickerKind::Mcp {
+            return crate::tui_mcp::open(&self.ctrl, &self.tx);
+        }
         let (ctrl, tx, place, cfg) = (
             self.ctrl.clone(),
             self.tx.clone(),
@@ -88,6 +91,9 @@ impl zut_tui::Controller for TuiController {
     }
 
     fn pick(&mut self, kind: PickerKind, value: String) {
+        if kind == PickerKind::Mcp {
+            return crate::tui_mcp::pick(&self.ctrl, &value, &self.tx);
+        }
         let (ctrl, tx, place) = (self.ctrl.clone(), self.tx.clone(), self.place.clone());
         self.rt.spawn(async move {
             crate::tui_session::pick(&ctrl, &place, kind, &value, &tx).await;
@@ -463,6 +469,10 @@ async fn run_command(
         }
         Ok(Outcome::OpenPanel { .. }) | Ok(Outcome::Noop) => CommandOutcome::Noop,
         Ok(Outcome::Done(text)) => {
+            if name.eq_ignore_ascii_case("mcp") && !args.trim().is_empty() {
+                // The servers again, with the action's effect.
+                let _ = tx.send(TuiEvent::Picker(crate::tui_mcp::servers(ctrl)));
+            }
             if name.eq_ignore_ascii_case("jail") || name.eq_ignore_ascii_case("unjail") {
                 let st = ctrl.jail();
                 let _ = tx.send(TuiEvent::Jail(st.on.then_some(st.describe)));

@@ -163,6 +163,13 @@ pub const BUILTIN_COMMANDS: &[BuiltinCommand] = &[
         true,
         true,
     ),
+    cmd(
+        "mcp",
+        "MCP servers: state, tools; enable, disable, reconnect",
+        Some("enable|disable|reconnect <server>"),
+        true,
+        true,
+    ),
     cmd("exit", "exit zut", None, true, false),
     cmd("quit", "exit zut", None, true, false),
     // Reserved since the first release, not offered yet.

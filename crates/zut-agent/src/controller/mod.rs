@@ -14,6 +14,7 @@ mod drop_queued;
 mod handle;
 mod jail;
 mod jobs;
+pub mod mcp;
 pub mod models;
 mod session_moves;
 mod shared;
