@@ -45,6 +45,15 @@ pub fn servers(ctrl: &zut_agent::Controller) -> Picker {
     )
 }
 
+/// The servers picker with `name` selected (after an action on it).
+pub fn servers_at(ctrl: &zut_agent::Controller, name: &str) -> Picker {
+    let p = servers(ctrl);
+    match p.items.iter().position(|i| i.value == name) {
+        Some(at) => p.select(at),
+        None => p,
+    }
+}
+
 /// One server's actions, with its state, log and skipped tools.
 pub fn server(ctrl: &zut_agent::Controller, name: &str) -> Option<Picker> {
     let o = ctrl.mcp_overview()?;
@@ -80,9 +89,34 @@ pub fn server(ctrl: &zut_agent::Controller, name: &str) -> Option<Picker> {
     ))
 }
 
-/// Answers `open_picker(Mcp)` and a pick in it.
-pub fn open(ctrl: &zut_agent::Controller, tx: &mpsc::UnboundedSender<TuiEvent>) {
+/// How long an open picker waits for servers still starting.
+const SETTLE_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Answers `open_picker(Mcp)`: the servers now, and again once those
+/// still starting have settled (if the picker is still open then).
+pub fn open(
+    ctrl: &zut_agent::Controller,
+    rt: &tokio::runtime::Handle,
+    tx: &mpsc::UnboundedSender<TuiEvent>,
+) {
     let _ = tx.send(TuiEvent::Picker(servers(ctrl)));
+    refresh_when_settled(ctrl, rt, tx);
+}
+
+/// While servers start, sends the servers picker again once they settled.
+pub fn refresh_when_settled(
+    ctrl: &zut_agent::Controller,
+    rt: &tokio::runtime::Handle,
+    tx: &mpsc::UnboundedSender<TuiEvent>,
+) {
+    if !ctrl.mcp_starting() {
+        return;
+    }
+    let (ctrl, tx) = (ctrl.clone(), tx.clone());
+    rt.spawn(async move {
+        ctrl.mcp_settled(SETTLE_WAIT).await;
+        let _ = tx.send(TuiEvent::PickerUpdate(servers(&ctrl)));
+    });
 }
 
 /// A server picked in the servers picker: its actions.

@@ -77,7 +77,7 @@ impl zut_tui::Controller for TuiController {
 
     fn open_picker(&mut self, kind: PickerKind) {
         if kind == PickerKind::Mcp {
-            return crate::tui_mcp::open(&self.ctrl, &self.tx);
+            return crate::tui_mcp::open(&self.ctrl, &self.rt, &self.tx);
         }
         let (ctrl, tx, place, cfg) = (
             self.ctrl.clone(),
@@ -471,7 +471,9 @@ async fn run_command(
         Ok(Outcome::Done(text)) => {
             if name.eq_ignore_ascii_case("mcp") && !args.trim().is_empty() {
                 // The servers again, with the action's effect.
-                let _ = tx.send(TuiEvent::Picker(crate::tui_mcp::servers(ctrl)));
+                let server = args.split_whitespace().nth(1).unwrap_or("");
+                let _ = tx.send(TuiEvent::Picker(crate::tui_mcp::servers_at(ctrl, server)));
+                crate::tui_mcp::refresh_when_settled(ctrl, &Handle::current(), tx);
             }
             if name.eq_ignore_ascii_case("jail") || name.eq_ignore_ascii_case("unjail") {
                 let st = ctrl.jail();

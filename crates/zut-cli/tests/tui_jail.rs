@@ -66,13 +66,11 @@ async fn jail_and_unjail_in_the_tui() {
 
     t.typ("/jail");
     t.keys(&["Enter"]);
-    let s = wait_screen(&t, "jailed in the status bar", |s| {
-        status_row(s).contains("⛓ jailed")
+    // (The status bar and the confirmation come as two events.)
+    let confirmation = format!("✓ jailed to {}", env.project.display());
+    wait_screen(&t, "jailed in the status bar and confirmed", |s| {
+        status_row(s).contains("⛓ jailed") && s.contains(&confirmation)
     });
-    assert!(
-        s.contains(&format!("✓ jailed to {}", env.project.display())),
-        "{s}"
-    );
     t.typ("write it");
     t.keys(&["Enter"]);
     let s = t.wait_for("Refused.", 15);

@@ -105,20 +105,23 @@ async fn mcp_dialog_shows_states_and_switches_a_server() {
     assert!(s.contains("mcp servers · 0 of 2 ready"), "{s}");
     assert!(row(&s, "tools").contains("0 offered"), "{s}");
 
-    // Enter on fs again: enable.
-    t.keys(&["Down"]);
+    // The selection stayed on fs: Enter again, enable.
+    assert!(row(&s, "fs").contains('›'), "{s}");
     t.keys(&["Enter"]);
     let s = wait_screen(&t, "fs enable offered", |s| {
         s.contains("mcp · fs · disabled")
     });
     assert!(row(&s, "enable").contains("start it"), "{s}");
     t.keys(&["Enter"]);
-    wait_screen(&t, "the servers again", |s| s.contains("mcp servers ·"));
+    // The servers again; the open picker follows fs to ready by itself.
+    let s = wait_screen(&t, "fs ready again, live", |s| {
+        s.contains("mcp servers · 1 of 2 ready") && row(s, "fs").contains("ready · ")
+    });
+    // The selection stayed on fs.
+    assert!(row(&s, "fs").contains('›'), "{s}");
     t.keys(&["Escape"]);
     // The command's confirmation (shown once the picker is closed).
     wait_screen(&t, "confirmation", |s| s.contains("✓ mcp: fs starting"));
-    open_until(&t, "fs ready again", |s| row(s, "fs").contains("ready · "));
-    t.keys(&["Escape"]);
     t.keys(&["C-d"]);
     t.wait_for("EXIT:0", 5);
 }

@@ -165,4 +165,8 @@ pub enum TuiEvent {
     /// Tool calls were jailed or unjailed (`/jail`, `/unjail`): the jail
     /// line (`jailed to <cwd> (…)`), `None` when unjailed.
     Jail(Option<String>),
+    /// New rows for a picker that may be open (`/mcp` once servers
+    /// finished starting): they replace the open picker only when it is
+    /// of the same kind (selection and filter kept); otherwise dropped.
+    PickerUpdate(pickers::Picker),
 }

@@ -87,3 +87,31 @@ fn mcp_lists_servers_then_one_servers_actions() {
     );
     assert!(a.picker.is_none());
 }
+
+#[test]
+fn an_update_replaces_only_an_open_picker_of_its_kind() {
+    let servers = |state: &str| {
+        Picker::new(
+            PickerKind::Mcp,
+            "mcp servers",
+            vec![
+                PickerItem::new("a", "a").detail("ready · 1 tool"),
+                PickerItem::new("b", "b").detail(state.to_string()),
+            ],
+        )
+    };
+    let mut a = app(80, 12);
+    // Closed: dropped.
+    zut_tui::pickers::update(&mut a, servers("ready · 2 tools"));
+    assert!(a.picker.is_none());
+    a.picker = Some(servers("starting…"));
+    key(&mut a, KeyCode::Down);
+    zut_tui::pickers::update(&mut a, servers("ready · 2 tools"));
+    let p = a.picker.as_ref().unwrap();
+    assert_eq!(p.items[1].detail, "ready · 2 tools");
+    assert_eq!(p.selected_item().unwrap().value, "b", "the selection stays");
+    // Another picker is open: left alone.
+    a.picker = Some(Picker::new(PickerKind::Skills, "skills", Vec::new()));
+    zut_tui::pickers::update(&mut a, servers("failed: x"));
+    assert_eq!(a.picker.as_ref().unwrap().kind, PickerKind::Skills);
+}

@@ -113,6 +113,22 @@ impl Controller {
         })
     }
 
+    /// Whether any server is still starting.
+    pub fn mcp_starting(&self) -> bool {
+        self.shared.mcp.as_ref().is_some_and(|m| {
+            m.servers()
+                .iter()
+                .any(|s| s.status == ServerStatus::Starting)
+        })
+    }
+
+    /// Waits (at most `max`) until no server is starting any more.
+    pub async fn mcp_settled(&self, max: std::time::Duration) {
+        if let Some(mcp) = &self.shared.mcp {
+            mcp.wait_settled(max).await;
+        }
+    }
+
     /// `/mcp [enable|disable|reconnect <name>]`: the servers as text, or
     /// the action's confirmation.
     pub(super) async fn mcp_command(&self, args: &str) -> Result<String, String> {

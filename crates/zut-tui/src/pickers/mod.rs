@@ -353,6 +353,21 @@ fn picked(app: &mut App, kind: PickerKind, value: String) -> Vec<Effect> {
     }
 }
 
+/// New rows for the open picker, when it is of `p`'s kind (the filter and
+/// the selected row kept); dropped otherwise (closed, or another picker).
+pub fn update(app: &mut App, mut p: Picker) {
+    let Some(open) = app.picker.as_ref().filter(|o| o.kind == p.kind) else {
+        return;
+    };
+    let value = open.selected_item().map(|i| i.value.clone());
+    p.query = open.query.clone();
+    let visible = p.visible();
+    p.selected = value
+        .and_then(|v| visible.iter().position(|i| p.items[*i].value == v))
+        .unwrap_or(0);
+    app.picker = Some(p);
+}
+
 /// A key while a picker is open.
 pub(crate) fn key(app: &mut App, key: &crossterm::event::KeyEvent) -> Vec<Effect> {
     if let Some(effects) = sessions::key(app, key) {
