@@ -60,7 +60,13 @@ pub fn server(ctrl: &zut_agent::Controller, name: &str) -> Option<Picker> {
     let s = o.servers.iter().find(|s| s.name == name)?;
     let mut items = Vec::new();
     match s.status {
-        ServerStatus::Disabled | ServerStatus::Untrusted | ServerStatus::Stopped => {
+        ServerStatus::Untrusted => {
+            items.push(
+                PickerItem::new("trust and start", format!("trust {name}"))
+                    .detail(format!("run `{}` from now on", s.target)),
+            );
+        }
+        ServerStatus::Disabled | ServerStatus::Stopped => {
             items.push(
                 PickerItem::new("enable", format!("enable {name}")).detail("start it for this run"),
             );
@@ -78,6 +84,10 @@ pub fn server(ctrl: &zut_agent::Controller, name: &str) -> Option<Picker> {
     }
     items.push(PickerItem::new("state", "").detail(state_text(s)));
     items.push(PickerItem::new("server", "").detail(origin_text(s)));
+    items.push(PickerItem::new("runs", "").detail(s.target.clone()));
+    if let Some(file) = &s.source {
+        items.push(PickerItem::new("from", "").detail(file.display().to_string()));
+    }
     items.push(PickerItem::new("log", "").detail(s.log.display().to_string()));
     for t in &s.skipped {
         items.push(PickerItem::new("skipped tool", "").detail(format!("{}: {}", t.tool, t.reason)));

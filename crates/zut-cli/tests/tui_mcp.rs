@@ -78,50 +78,84 @@ async fn mcp_dialog_shows_states_and_switches_a_server() {
         .to_string(),
     )
     .unwrap();
+    // A project server: it waits for trust.
+    std::fs::write(
+        env.project.join(".mcp.json"),
+        json!({"mcpServers": {
+            "proj": {"command": "python3", "args": [fake.to_str().unwrap(), "normal"]}
+        }})
+        .to_string(),
+    )
+    .unwrap();
     let server = LlmServer::start().await.unwrap();
     let t = Tmux::start(&env, &server, &["--no-ext"], 120, 30);
     started(&t);
-    let s = open_until(&t, "fs ready and broken failed", |s| {
-        row(s, "fs").contains("ready · ") && row(s, "broken").contains("failed: ")
+    // (Every check is a condition on one whole frame: a capture can catch
+    // a frame half drawn.)
+    open_until(&t, "fs ready, broken failed, proj untrusted", |s| {
+        row(s, "fs").contains("ready · ")
+            && row(s, "fs").contains("tools")
+            && row(s, "fs").contains("stdio · user")
+            && row(s, "broken").contains("cannot start `/nonexistent/zut-mcp-server`")
+            && row(s, "proj").contains("untrusted")
+            && row(s, "tools").contains("tool search auto")
+            && s.contains("mcp servers · 1 of 3 ready")
     });
-    assert!(row(&s, "fs").contains("tools"), "{s}");
-    assert!(row(&s, "fs").contains("stdio · user"), "{s}");
-    assert!(
-        row(&s, "broken").contains("cannot start `/nonexistent/zut-mcp-server`"),
-        "{s}"
-    );
-    assert!(s.contains("mcp servers · 1 of 2 ready"), "{s}");
-    assert!(row(&s, "tools").contains("tool search auto"), "{s}");
 
-    // Rows are sorted: broken, fs. Down to fs, Enter: its actions.
+    // Rows are sorted: broken, fs, proj. Down to fs, Enter: its actions.
     t.keys(&["Down"]);
     t.keys(&["Enter"]);
-    let s = wait_screen(&t, "fs actions", |s| s.contains("mcp · fs · ready"));
-    assert!(row(&s, "reconnect").contains("connect again"), "{s}");
-    assert!(s.contains("mcp-fs.log"), "{s}");
+    wait_screen(&t, "fs actions", |s| {
+        s.contains("mcp · fs · ready")
+            && row(s, "reconnect").contains("connect again")
+            && s.contains("mcp-fs.log")
+    });
     t.keys(&["Down"]);
     t.keys(&["Enter"]);
-    let s = wait_screen(&t, "fs disabled", |s| row(s, "fs").contains("disabled"));
-    assert!(s.contains("mcp servers · 0 of 2 ready"), "{s}");
-    assert!(row(&s, "tools").contains("0 offered"), "{s}");
-
-    // The selection stayed on fs: Enter again, enable.
-    assert!(row(&s, "fs").contains('›'), "{s}");
-    t.keys(&["Enter"]);
-    let s = wait_screen(&t, "fs enable offered", |s| {
-        s.contains("mcp · fs · disabled")
+    // Disabled; the selection stays on fs.
+    wait_screen(&t, "fs disabled", |s| {
+        row(s, "fs").contains("disabled")
+            && row(s, "fs").contains('›')
+            && row(s, "tools").contains("0 offered")
+            && s.contains("mcp servers · 0 of 3 ready")
     });
-    assert!(row(&s, "enable").contains("start it"), "{s}");
     t.keys(&["Enter"]);
-    // The servers again; the open picker follows fs to ready by itself.
-    let s = wait_screen(&t, "fs ready again, live", |s| {
-        s.contains("mcp servers · 1 of 2 ready") && row(s, "fs").contains("ready · ")
+    wait_screen(&t, "fs enable offered", |s| {
+        s.contains("mcp · fs · disabled") && row(s, "enable").contains("start it")
     });
-    // The selection stayed on fs.
-    assert!(row(&s, "fs").contains('›'), "{s}");
+    t.keys(&["Enter"]);
+    // The servers again; the open picker follows fs to ready by itself,
+    // the selection still on fs.
+    wait_screen(&t, "fs ready again, live", |s| {
+        s.contains("mcp servers · 1 of 3 ready")
+            && row(s, "fs").contains("ready · ")
+            && row(s, "fs").contains('›')
+    });
     t.keys(&["Escape"]);
     // The command's confirmation (shown once the picker is closed).
     wait_screen(&t, "confirmation", |s| s.contains("✓ mcp: fs starting"));
+
+    // The project server: trust and start, with the command it runs.
+    open_until(&t, "servers", |s| {
+        row(s, "proj").contains("untrusted") && row(s, "broken").contains('›')
+    });
+    t.keys(&["Down"]);
+    t.keys(&["Down"]);
+    t.keys(&["Enter"]);
+    wait_screen(&t, "proj actions", |s| {
+        s.contains("mcp · proj · untrusted")
+            && row(s, "trust and start").contains("run `python3 ")
+            && row(s, "from").contains(".mcp.json")
+    });
+    t.keys(&["Enter"]);
+    wait_screen(&t, "proj ready", |s| {
+        s.contains("mcp servers · 2 of 3 ready") && row(s, "proj").contains("ready · ")
+    });
+    assert!(std::fs::read_to_string(env.home.join("mcp-trust.json"))
+        .unwrap()
+        .contains("\"proj\""));
+    t.keys(&["Escape"]);
+    wait_screen(&t, "picker closed", |s| !s.contains("mcp servers ·"));
     t.keys(&["C-d"]);
     t.wait_for("EXIT:0", 5);
 }
@@ -183,7 +217,7 @@ async fn mcp_as_text_and_its_actions_in_print_mode() {
     assert_eq!(r.code, 1, "{r:?}");
     assert!(
         r.stderr
-            .contains("/mcp frob: use /mcp, or /mcp enable|disable|reconnect <server>"),
+            .contains("/mcp frob: use /mcp, or /mcp enable|disable|reconnect|trust <server>"),
         "{r:?}"
     );
     assert!(server.requests().is_empty(), "no model call for /mcp");

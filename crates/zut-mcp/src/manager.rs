@@ -515,6 +515,28 @@ impl McpManager {
             .map_or(ServerStatus::Stopped, |s| s.status()))
     }
 
+    /// Trusts the project server `name` as it is defined now (what `zut
+    /// mcp trust <name>` records) and starts it unless it is disabled.
+    pub fn trust(&self, name: &str) -> Result<ServerStatus, String> {
+        let slot = self.slot(name).ok_or_else(|| unknown_server(name))?;
+        if slot.config.scope != crate::config::Scope::Project {
+            return Err(format!(
+                "{name} is a {} server: only project servers need trust",
+                slot.config.scope.as_str()
+            ));
+        }
+        let home = &self.inner.opts.home;
+        let mut store = crate::trust::TrustStore::load(home);
+        store.trust(&slot.config);
+        store
+            .save(home)
+            .map_err(|e| format!("saving the trust store: {e}"))?;
+        match slot.status() {
+            ServerStatus::Untrusted => self.enable(name),
+            other => Ok(other),
+        }
+    }
+
     /// Reconnects `name` now (after `zut mcp login`, or from `/mcp`).
     pub fn reconnect(&self, name: &str) -> bool {
         match self.slot(name) {

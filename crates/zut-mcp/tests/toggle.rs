@@ -79,12 +79,26 @@ async fn an_untrusted_project_server_stays_off_until_trusted() {
     let server = fake("normal", &[]);
     std::fs::write(
         d.project.path().join(".mcp.json"),
-        json!({"mcpServers": {"proj": server}}).to_string(),
+        json!({"mcpServers": {"proj": server.clone(), "other": server}}).to_string(),
     )
     .unwrap();
     let mgr = d.start(McpSettings::default());
-    assert_eq!(mgr.servers()[0].status, ServerStatus::Untrusted);
+    let proj = mgr
+        .servers()
+        .into_iter()
+        .find(|s| s.name == "proj")
+        .unwrap();
+    assert_eq!(proj.status, ServerStatus::Untrusted);
+    assert!(proj.target.starts_with("python3 ") && proj.target.ends_with(" normal"));
+    assert!(proj.source.unwrap().ends_with(".mcp.json"));
     assert_eq!(mgr.enable("proj").unwrap(), ServerStatus::Untrusted);
+    // `/mcp trust other`: recorded like `zut mcp trust other`, started.
+    assert_eq!(mgr.trust("other").unwrap(), ServerStatus::Starting);
+    ready(&mgr, "other").await;
+    let configured = zut_mcp::sources::load(d.home.path(), d.project.path());
+    assert!(configured.get("other").unwrap().trusted);
+    assert!(!configured.get("proj").unwrap().trusted);
+    assert!(mgr.trust("nope").unwrap_err().contains("no MCP server"));
     // Trusted meanwhile (`zut mcp trust`): enable starts it.
     let configured = zut_mcp::sources::load(d.home.path(), d.project.path());
     let mut store = zut_mcp::trust::TrustStore::load(d.home.path());

@@ -166,7 +166,7 @@ pub const BUILTIN_COMMANDS: &[BuiltinCommand] = &[
     cmd(
         "mcp",
         "MCP servers: state, tools; enable, disable, reconnect",
-        Some("enable|disable|reconnect <server>"),
+        Some("enable|disable|reconnect|trust <server>"),
         true,
         true,
     ),

@@ -1,7 +1,7 @@
 //! `/mcp` for every front end: the MCP servers' states (configured,
 //! starting, ready with N tools, failed with the reason…), whether their
 //! tools are deferred behind `mcp_tool_search`, and `enable`, `disable`,
-//! `reconnect` of one server. The TUI draws the same facts as a picker.
+//! `reconnect` of one server, `trust` of a project server. The TUI draws the same facts as a picker.
 
 use zut_mcp::{LazyMode, ServerInfo, ServerStatus};
 
@@ -142,7 +142,7 @@ impl Controller {
             }
             return Ok(self.mcp_listing());
         }
-        let usage = "use /mcp, or /mcp enable|disable|reconnect <server>";
+        let usage = "use /mcp, or /mcp enable|disable|reconnect|trust <server>";
         let (Some(name), None) = (name, words.next()) else {
             return Err(format!("/mcp {}: {usage}", args.trim()));
         };
@@ -162,6 +162,10 @@ impl Controller {
                 )),
                 s => Ok(format!("mcp: {name} {}", s.word())),
             },
+            "trust" => {
+                let status = mcp.trust(name)?;
+                Ok(format!("mcp: {name} trusted, {}", status.word()))
+            }
             "reconnect" => {
                 let info = mcp
                     .servers()
@@ -203,7 +207,7 @@ impl Controller {
                 origin_text(s)
             ));
         }
-        out.push_str("/mcp enable|disable|reconnect <server>");
+        out.push_str("/mcp enable|disable|reconnect|trust <server>");
         out
     }
 }
