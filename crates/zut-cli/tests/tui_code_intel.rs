@@ -2,7 +2,7 @@
 //! binary in tmux, the local LLM server, a real language-server process:
 //! zut-lsp's fake server fixture): the diagnostics attached after a
 //! `write` are a list under the tool box, and an `lsp` definition is a
-//! `path:line:col` row.
+//! `path:line:col` row; an `ast` rewrite is a per-file diff like `edit`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -48,6 +48,14 @@ async fn diagnostics_after_a_write_and_lsp_locations_in_the_tui() {
         "lsp",
         json!({"action": "definition", "path": "main.fk", "line": 1, "column": 5}).to_string(),
     ));
+    // An ast rewrite (the embedded engine, no server needed).
+    std::fs::write(p.join("lib.rs"), "fn f() {\n    old(1);\n}\n").unwrap();
+    server.push(Script::anthropic_tool_call(
+        "t3",
+        "ast",
+        json!({"pattern": "old($A)", "rewrite": "new($A)", "path": "lib.rs", "language": "rust"})
+            .to_string(),
+    ));
     server.push(Script::anthropic_text("Checked."));
     let t = Tmux::start(&env, &server, &["--no-ext"], 100, 40);
     started(&t);
@@ -75,6 +83,15 @@ async fn diagnostics_after_a_write_and_lsp_locations_in_the_tui() {
     // The definition: the location first on its row, the source after.
     assert!(s.contains("┌─ lsp definition main.fk:1:5"), "{s}");
     assert!(s.contains("│   main.fk:1:5  let abc = 1"), "{s}");
+    // The rewrite: a file row, then the hunk numbered with the file's lines.
+    assert!(s.contains("┌─ ast old($A) → new($A) in lib.rs"), "{s}");
+    assert!(s.contains("│ lib.rs "), "{s}");
+    assert!(s.contains("│ -    2     old(1);"), "{s}");
+    assert!(s.contains("│ +    2     new(1);"), "{s}");
+    assert_eq!(
+        std::fs::read_to_string(p.join("lib.rs")).unwrap(),
+        "fn f() {\n    new(1);\n}\n"
+    );
     t.keys(&["C-d"]);
     t.wait_for("EXIT:0", 5);
 }
