@@ -13,6 +13,7 @@ mod session_cmd;
 mod settings;
 mod skills_cmd;
 mod stdio;
+mod tui_mcp;
 mod tui_mode;
 mod tui_session;
 mod web_setup;

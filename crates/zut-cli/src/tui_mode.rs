@@ -111,6 +111,9 @@ impl zut_tui::Controller for TuiController {
     }
 
     fn open_picker(&mut self, kind: PickerKind) {
+        if kind == PickerKind::Mcp {
+            return crate::tui_mcp::open(&self.ctrl, &self.rt, &self.tx);
+        }
         let (ctrl, tx, place, cfg) = (
             self.ctrl.clone(),
             self.tx.clone(),
@@ -123,6 +126,9 @@ impl zut_tui::Controller for TuiController {
     }
 
     fn pick(&mut self, kind: PickerKind, value: String) {
+        if kind == PickerKind::Mcp {
+            return crate::tui_mcp::pick(&self.ctrl, &value, &self.tx);
+        }
         let (ctrl, tx, place) = (self.ctrl.clone(), self.tx.clone(), self.place.clone());
         self.rt.spawn(async move {
             crate::tui_session::pick(&ctrl, &place, kind, &value, &tx).await;
@@ -247,6 +253,7 @@ pub fn run(args: &GlobalArgs) -> i32 {
         cwd: shown_path(&cwd),
         loading_extensions: !args.no_ext || !args.ext.is_empty(),
         context_window,
+        jail: jail_line(&setup.agent.jail),
         ..Default::default()
     };
     let home_root = setup.host.home.root().to_path_buf();
@@ -328,6 +335,11 @@ pub fn run(args: &GlobalArgs) -> i32 {
     let _ = close_tx.send(());
     let _ = done_rx.recv_timeout(Duration::from_secs(3));
     status
+}
+
+/// The status bar's jail line: `Some` while tools are jailed.
+fn jail_line(jail: &zut_tools::JailSwitch) -> Option<String> {
+    jail.is_jailed().then(|| jail.describe())
 }
 
 fn fail(msg: &str) -> i32 {
@@ -492,6 +504,16 @@ async fn run_command(
         }
         Ok(Outcome::OpenPanel { .. }) | Ok(Outcome::Noop) => CommandOutcome::Noop,
         Ok(Outcome::Done(text)) => {
+            if name.eq_ignore_ascii_case("mcp") && !args.trim().is_empty() {
+                // The servers again, with the action's effect.
+                let server = args.split_whitespace().nth(1).unwrap_or("");
+                let _ = tx.send(TuiEvent::Picker(crate::tui_mcp::servers_at(ctrl, server)));
+                crate::tui_mcp::refresh_when_settled(ctrl, &Handle::current(), tx);
+            }
+            if name.eq_ignore_ascii_case("jail") || name.eq_ignore_ascii_case("unjail") {
+                let st = ctrl.jail();
+                let _ = tx.send(TuiEvent::Jail(st.on.then_some(st.describe)));
+            }
             if name == "model" || name == "reasoning" {
                 let st = ctrl.state();
                 let _ = tx.send(TuiEvent::Settings {

@@ -69,6 +69,8 @@ pub fn open(
         PickerKind::Model => models(ctrl),
         // Built by the TUI itself.
         PickerKind::Reasoning | PickerKind::Settings | PickerKind::Theme => return,
+        // Built by `tui_mcp`.
+        PickerKind::Mcp | PickerKind::McpServer => return,
     };
     let _ = tx.send(TuiEvent::Picker(picker));
 }

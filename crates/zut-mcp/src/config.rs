@@ -68,6 +68,22 @@ impl TransportConfig {
         }
     }
 
+    /// What runs or is reached, as configured: `command arg…` or the URL
+    /// (headers and environment left out).
+    pub fn shown(&self) -> String {
+        match self {
+            TransportConfig::Stdio { command, args, .. } => {
+                let mut s = command.clone();
+                for a in args {
+                    s.push(' ');
+                    s.push_str(a);
+                }
+                s
+            }
+            TransportConfig::Http { url, .. } | TransportConfig::Sse { url, .. } => url.clone(),
+        }
+    }
+
     /// The URL of a remote server.
     pub fn url(&self) -> Option<&str> {
         match self {

@@ -469,6 +469,74 @@ impl McpManager {
         )
     }
 
+    /// Stops `name` for the rest of this run and lists it as disabled
+    /// (`/mcp disable`); its tools leave the tool set. Nothing is written
+    /// to the configuration.
+    pub async fn disable(&self, name: &str) -> Result<(), String> {
+        let slot = self.slot(name).ok_or_else(|| unknown_server(name))?;
+        if slot.status() == ServerStatus::Disabled {
+            return Err(format!("{name} is already disabled"));
+        }
+        stop_slot(&slot).await;
+        slot.set_catalog(crate::catalog::Catalog::default());
+        slot.set_peer(None);
+        slot.set_status(ServerStatus::Disabled);
+        Ok(())
+    }
+
+    /// Starts `name` again (`/mcp enable`): a server disabled by
+    /// [`McpManager::disable`] or by `disabled: true` (for this run), or a
+    /// project server trusted since zut started (`zut mcp trust`). A
+    /// project server still untrusted stays so. Returns the new status.
+    pub fn enable(&self, name: &str) -> Result<ServerStatus, String> {
+        let slot = self.slot(name).ok_or_else(|| unknown_server(name))?;
+        let status = slot.status();
+        if !matches!(
+            status,
+            ServerStatus::Disabled | ServerStatus::Untrusted | ServerStatus::Stopped
+        ) {
+            return Err(format!(
+                "{name} is {} (use reconnect to restart it)",
+                status.word()
+            ));
+        }
+        let mut config = slot.config.clone();
+        config.disabled = false;
+        let trusted = config.scope != crate::config::Scope::Project
+            || crate::trust::TrustStore::load(&self.inner.opts.home).is_trusted(&config);
+        self.add(ConfiguredServer {
+            config,
+            trusted,
+            overrides: Vec::new(),
+        });
+        self.inner.generation.fetch_add(1, Ordering::Relaxed);
+        Ok(self
+            .slot(name)
+            .map_or(ServerStatus::Stopped, |s| s.status()))
+    }
+
+    /// Trusts the project server `name` as it is defined now (what `zut
+    /// mcp trust <name>` records) and starts it unless it is disabled.
+    pub fn trust(&self, name: &str) -> Result<ServerStatus, String> {
+        let slot = self.slot(name).ok_or_else(|| unknown_server(name))?;
+        if slot.config.scope != crate::config::Scope::Project {
+            return Err(format!(
+                "{name} is a {} server: only project servers need trust",
+                slot.config.scope.as_str()
+            ));
+        }
+        let home = &self.inner.opts.home;
+        let mut store = crate::trust::TrustStore::load(home);
+        store.trust(&slot.config);
+        store
+            .save(home)
+            .map_err(|e| format!("saving the trust store: {e}"))?;
+        match slot.status() {
+            ServerStatus::Untrusted => self.enable(name),
+            other => Ok(other),
+        }
+    }
+
     /// Reconnects `name` now (after `zut mcp login`, or from `/mcp`).
     pub fn reconnect(&self, name: &str) -> bool {
         match self.slot(name) {
@@ -493,6 +561,10 @@ impl McpManager {
     pub fn home(&self) -> &Path {
         &self.inner.opts.home
     }
+}
+
+fn unknown_server(name: &str) -> String {
+    format!("no MCP server named {name:?}")
 }
 
 async fn stop_slot(slot: &Arc<Slot>) {

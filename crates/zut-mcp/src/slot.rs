@@ -126,6 +126,8 @@ impl Slot {
             resources: c.resources.len(),
             restarts: self.restarts.load(Ordering::Relaxed),
             log: self.log.clone(),
+            target: self.config.transport.shown(),
+            source: self.config.source.clone(),
         }
     }
 

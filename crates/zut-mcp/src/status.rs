@@ -67,4 +67,8 @@ pub struct ServerInfo {
     pub restarts: u32,
     /// The server's log file.
     pub log: PathBuf,
+    /// What runs or is reached (`command arg…` or the URL, as configured).
+    pub target: String,
+    /// The file that configures it (`None`: passed by a front end).
+    pub source: Option<PathBuf>,
 }

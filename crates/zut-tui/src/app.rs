@@ -546,6 +546,8 @@ impl App {
                     s.provider, s.model, s.cwd, s.tokens_in, s.tokens_out
                 );
                 text.push_str(&crate::status::cost_line(s));
+                text.push_str("\njail: ");
+                text.push_str(s.jail.as_deref().unwrap_or("off (/jail confines tools)"));
                 self.transcript.notice(&text, self.theme.text);
                 Vec::new()
             }

@@ -32,6 +32,7 @@ pub mod panel_keys;
 pub mod pickers;
 pub mod plan_view;
 mod popup;
+pub mod result_view;
 mod run;
 pub mod sanitize;
 pub mod sgr;
@@ -47,6 +48,7 @@ pub mod thinking;
 pub mod tool_view;
 pub mod transcript;
 pub mod view;
+pub mod web_view;
 pub mod wrap;
 
 pub use commands::CommandInfo;
@@ -183,4 +185,11 @@ pub enum TuiEvent {
         /// The call's usage (counted in the status bar).
         usage: Option<zut_types::UsageEvent>,
     },
+    /// Tool calls were jailed or unjailed (`/jail`, `/unjail`): the jail
+    /// line (`jailed to <cwd> (…)`), `None` when unjailed.
+    Jail(Option<String>),
+    /// New rows for a picker that may be open (`/mcp` once servers
+    /// finished starting): they replace the open picker only when it is
+    /// of the same kind (selection and filter kept); otherwise dropped.
+    PickerUpdate(pickers::Picker),
 }

@@ -346,6 +346,14 @@ fn conversation(app: &mut App, ev: TuiEvent, themes_dir: Option<&std::path::Path
             app.status.reasoning = reasoning;
             Vec::new()
         }
+        TuiEvent::PickerUpdate(p) => {
+            crate::pickers::update(app, p);
+            Vec::new()
+        }
+        TuiEvent::Jail(line) => {
+            app.status.jail = line;
+            Vec::new()
+        }
         TuiEvent::SessionTotals(t) => {
             app.status.set_totals(&t);
             Vec::new()

@@ -51,6 +51,9 @@ pub struct Status {
     /// `plan:<current>/<total>` while the agent has a plan
     /// ([`crate::plan_view::status_text`]).
     pub plan: Option<String>,
+    /// The jail line (`jailed to <cwd> (…)`) while tools are jailed
+    /// (`--jail`, `jail_by_default`, `/jail`); `None` when unjailed.
+    pub jail: Option<String>,
 }
 
 /// A session's usage totals (what the counters restart from when the
@@ -118,6 +121,9 @@ impl Status {
             let top = matches!(self.reasoning.as_str(), "high" | "max" | "xhigh");
             let style = if top { theme.thinking_max } else { theme.dim };
             spans.push(Span::styled(format!(" [{}]", self.reasoning), style));
+        }
+        if self.jail.is_some() {
+            spans.push(Span::styled("  ⛓ jailed", theme.accent));
         }
         if self.tokens_in + self.tokens_out > 0 {
             spans.push(Span::styled(

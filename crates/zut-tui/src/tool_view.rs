@@ -75,8 +75,38 @@ impl ToolCell {
                 Some(path) => format!("{p} in {path}"),
                 None => p,
             }),
+            "ast" => s("pattern").map(|p| {
+                let mut t = p;
+                if let Some(r) = s("rewrite") {
+                    t = format!("{t} → {r}");
+                }
+                match s("path") {
+                    Some(path) => format!("{t} in {path}"),
+                    None => t,
+                }
+            }),
+            "lsp" => s("action").map(|a| {
+                let n = |k: &str| self.args.get(k).and_then(Value::as_u64);
+                let mut t = a;
+                if let Some(path) = s("path") {
+                    t.push(' ');
+                    t.push_str(&path);
+                    if let (Some(l), Some(c)) = (n("line"), n("column")) {
+                        t.push_str(&format!(":{l}:{c}"));
+                    } else if let Some(l) = n("line") {
+                        t.push_str(&format!(":{l}"));
+                    }
+                }
+                for k in ["new_name", "query", "method"] {
+                    if let Some(v) = s(k) {
+                        t.push_str(&format!(" {v}"));
+                    }
+                }
+                t
+            }),
             _ => None,
         };
+        let text = text.or_else(|| crate::web_view::summary(&self.name, &self.args));
         let text = text.unwrap_or_else(|| match &self.args {
             Value::Null => String::new(),
             Value::Object(m) if m.is_empty() => String::new(),
@@ -107,7 +137,17 @@ impl ToolCell {
             border,
         ));
         rows.push(Line::from(head));
-        let body = self.body_lines(theme);
+        let body = match (expanded, self.web_rows(theme)) {
+            (false, Some(mut web)) => {
+                let n = self.output.lines().count();
+                web.push(Line::from(Span::styled(
+                    format!("… ctrl+o: the {n} lines the model got"),
+                    theme.dim,
+                )));
+                web
+            }
+            _ => self.body_lines(theme),
+        };
         let total = body.len();
         let shown: Vec<Line<'static>> = if expanded || total <= COLLAPSED_LINES + 2 {
             body
@@ -154,13 +194,61 @@ impl ToolCell {
                 border,
             ),
         ]));
+        // The diagnostics attached after an edit: a list under the box.
+        // (The `lsp` diagnostics action's list is the box's body.)
+        if let (false, Some(d)) = (self.diagnostics_only(), self.diagnostics()) {
+            rows.extend(d.rows(width, theme));
+        }
         rows
+    }
+
+    /// The result text shown in the box (without a trailing diagnostics
+    /// block) and that block, parsed (finished, successful calls only).
+    fn split_result(&self) -> (&str, Option<crate::result_view::Diagnostics>) {
+        if self.result != Some(false) {
+            return (&self.output, None);
+        }
+        crate::result_view::split(&self.name, &self.output)
+    }
+
+    /// A successful web tool's compact rows (titles, URLs, references).
+    fn web_rows(&self, theme: &Theme) -> Option<Vec<Line<'static>>> {
+        if self.result != Some(false) || !crate::web_view::is_web(&self.name) {
+            return None;
+        }
+        crate::web_view::rows(&self.name, &self.output, theme)
+    }
+
+    /// Whether the box hides part of the result, so Ctrl+O has something
+    /// to show in full.
+    pub fn collapses(&self) -> bool {
+        self.output.lines().count() > COLLAPSED_LINES + 2
+            || (self.result == Some(false) && crate::web_view::is_web(&self.name))
+    }
+
+    /// Whether the whole result is a diagnostics list (`lsp` with
+    /// `action: diagnostics`).
+    fn diagnostics_only(&self) -> bool {
+        matches!(self.split_result(), ("", Some(_)))
+    }
+
+    /// The diagnostics attached to a successful result, if any.
+    pub fn diagnostics(&self) -> Option<crate::result_view::Diagnostics> {
+        self.split_result().1
     }
 
     fn body_lines(&self, theme: &Theme) -> Vec<Line<'static>> {
         if let (Some(false), Some(diff)) = (self.result, self.diff_lines(theme)) {
             return diff;
         }
+        let (text, diagnostics) = self.split_result();
+        if self.result == Some(false) && self.name == "lsp" {
+            if let ("", Some(d)) = (text, &diagnostics) {
+                return d.rows_indented(10_000, theme, 0);
+            }
+            return crate::result_view::lsp_rows(text.trim_end_matches('\n'), theme);
+        }
+        let output = text;
         let style = if self.result == Some(true) {
             theme.error
         } else {
@@ -174,10 +262,10 @@ impl ToolCell {
             }
         }
         out.extend(
-            self.output
+            output
                 .trim_end_matches('\n')
                 .split('\n')
-                .filter(|l| !(l.is_empty() && self.output.is_empty()))
+                .filter(|l| !(l.is_empty() && output.is_empty()))
                 .map(|l| Line::from(Span::styled(l.to_string(), style))),
         );
         out
@@ -186,13 +274,14 @@ impl ToolCell {
     /// `edit`: the unified diff of its result, numbered with the file's
     /// own lines (from the hunk headers); `write`: the new content.
     fn diff_lines(&self, theme: &Theme) -> Option<Vec<Line<'static>>> {
+        let (text, _) = self.split_result();
         match self.name.as_str() {
             "edit" => {
-                let at = self.output.find("\n@@")?;
-                Some(crate::diff_view::unified_rows(
-                    &self.output[at + 1..],
-                    theme,
-                ))
+                let at = text.find("\n@@")?;
+                Some(crate::diff_view::unified_rows(&text[at + 1..], theme))
+            }
+            "ast" | "lsp" if crate::result_view::has_file_diff(text) => {
+                Some(crate::result_view::file_diff_rows(text, theme))
             }
             "write" => {
                 let content = self.args.get("content").and_then(Value::as_str)?;

@@ -154,7 +154,7 @@ impl Transcript {
             }
             let t = self.tools.remove(0);
             let rows = t.rows(self.width, theme, false);
-            let collapsed = t.output.lines().count() > crate::tool_view::COLLAPSED_LINES + 2;
+            let collapsed = t.collapses();
             self.push_block(rows);
             if collapsed {
                 self.last_collapsed = Some(t);

@@ -3,7 +3,7 @@
 //! and every name the extension host reserves (an extension command with
 //! one of these names is refused and `zut ext doctor` says `shadowed`).
 //!
-//! The Go original's other built-ins (`/goal`, `/jail`, …,
+//! The Go original's other built-ins (`/goal`, …,
 //! protocol.md §7.1) are not reserved until zut builds them: until then an
 //! extension may provide them (`zut ext doctor` shows them active). The
 //! work that builds one adds it here, which reserves it.
@@ -153,6 +153,27 @@ pub const BUILTIN_COMMANDS: &[BuiltinCommand] = &[
         "reload-ext",
         "stop and restart every extension",
         None,
+        true,
+        true,
+    ),
+    cmd(
+        "jail",
+        "confine tools: no secrets read, writes only here and in temp (kernel-enforced)",
+        None,
+        true,
+        true,
+    ),
+    cmd(
+        "unjail",
+        "let tools run with your own privileges again",
+        None,
+        true,
+        true,
+    ),
+    cmd(
+        "mcp",
+        "MCP servers: state, tools; enable, disable, reconnect",
+        Some("enable|disable|reconnect|trust <server>"),
         true,
         true,
     ),

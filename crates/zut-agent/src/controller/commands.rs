@@ -117,6 +117,12 @@ impl Controller {
                 });
             }
             "reload-ext" => return Ok(CommandOutcome::Queued(self.reload_extensions(tag))),
+            "mcp" => return self.mcp_command(args).await.map(CommandOutcome::Done),
+            "jail" | "unjail" => {
+                return self
+                    .jail_command(name == "jail", args)
+                    .map(CommandOutcome::Done)
+            }
             _ => {}
         }
         let host = host.ok_or_else(|| unknown(&name, &[]))?;

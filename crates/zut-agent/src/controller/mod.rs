@@ -12,7 +12,9 @@
 mod commands;
 mod drop_queued;
 mod handle;
+mod jail;
 mod jobs;
+pub mod mcp;
 pub mod models;
 mod session_moves;
 mod shared;
@@ -27,6 +29,7 @@ use tokio::task::JoinHandle;
 use zut_ext_host::{ExtensionHost, UiReceiver};
 use zut_providers::{Message, Part, Provider};
 
+pub use jail::JailState;
 pub use models::ModelInfo;
 pub use session_moves::SessionMove;
 pub use state::{level_name, parse_level, State, REASONING_LEVELS};

@@ -1,6 +1,6 @@
 //! Pickers: framed lists floating over the chat (`/sessions`, `/fork`,
 //! the session tree, `/model`, `/reasoning`, `/settings`, `/skills`,
-//! `/theme`). A picker has the
+//! `/theme`, `/mcp`). A picker has the
 //! keys while it is open: ↑/↓, PgUp/PgDn, Home/End move, typing filters,
 //! Enter picks, Esc clears the filter then closes.
 //!
@@ -46,6 +46,12 @@ pub enum PickerKind {
     Skills,
     /// Themes, previewed while moving.
     Theme,
+    /// `/mcp`: the MCP servers and their states; a pick opens
+    /// [`PickerKind::McpServer`] for that server.
+    Mcp,
+    /// One MCP server's actions (enable, disable, reconnect); a pick runs
+    /// `/mcp <action> <server>`.
+    McpServer,
 }
 
 impl PickerKind {
@@ -61,6 +67,7 @@ impl PickerKind {
             Self::AllSessions => "sessions",
             Self::Skills => "skills",
             Self::Theme => "theme",
+            Self::Mcp | Self::McpServer => "mcp",
         }
     }
 }
@@ -150,6 +157,8 @@ impl Picker {
                 "↑/↓ pick · enter switch · type to filter · esc cancel"
             }
             PickerKind::Settings => "↑/↓ pick · enter change · esc close",
+            PickerKind::Mcp => "↑/↓ pick · enter enable/disable/reconnect · type to filter · esc",
+            PickerKind::McpServer => "↑/↓ pick · enter run · esc close",
         };
         let selected = items.iter().position(|i| i.current).unwrap_or(0);
         Self {
@@ -223,6 +232,7 @@ pub(crate) fn builtin(app: &mut App, name: &str, args: &str) -> Option<Vec<Effec
             return Some(Vec::new());
         }
         "skills" => PickerKind::Skills,
+        "mcp" if args.is_empty() => PickerKind::Mcp,
         "theme" | "themes" if args.is_empty() => {
             app.picker = Some(theme::picker(app));
             return Some(Vec::new());
@@ -332,10 +342,30 @@ fn picked(app: &mut App, kind: PickerKind, value: String) -> Vec<Effect> {
             Vec::new()
         }
         PickerKind::Theme => crate::themes::command(app, &value),
+        PickerKind::McpServer => vec![Effect::Command {
+            name: "mcp".into(),
+            args: value,
+        }],
+        PickerKind::Mcp => vec![Effect::Pick { kind, value }],
         PickerKind::Sessions | PickerKind::AllSessions | PickerKind::Fork | PickerKind::Tree => {
             vec![Effect::Pick { kind, value }]
         }
     }
+}
+
+/// New rows for the open picker, when it is of `p`'s kind (the filter and
+/// the selected row kept); dropped otherwise (closed, or another picker).
+pub fn update(app: &mut App, mut p: Picker) {
+    let Some(open) = app.picker.as_ref().filter(|o| o.kind == p.kind) else {
+        return;
+    };
+    let value = open.selected_item().map(|i| i.value.clone());
+    p.query = open.query.clone();
+    let visible = p.visible();
+    p.selected = value
+        .and_then(|v| visible.iter().position(|i| p.items[*i].value == v))
+        .unwrap_or(0);
+    app.picker = Some(p);
 }
 
 /// A key while a picker is open.
