@@ -15,6 +15,7 @@ pub mod context_overflow;
 pub mod controller;
 pub mod conversation;
 pub mod event;
+pub mod goals;
 pub mod long_session;
 pub mod mcp_tools;
 pub mod plan;

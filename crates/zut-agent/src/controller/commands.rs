@@ -117,6 +117,7 @@ impl Controller {
                 });
             }
             "reload-ext" => return Ok(CommandOutcome::Queued(self.reload_extensions(tag))),
+            "goal" => return Ok(CommandOutcome::Queued(self.goal(args, tag))),
             _ => {}
         }
         let host = host.ok_or_else(|| unknown(&name, &[]))?;

@@ -125,6 +125,9 @@ async fn run_job(
         };
     }
     match work {
+        Work::Goal(args) => {
+            JobOutcome::Prompt(super::goal_loop::run(agent, &args, cancel, &mut sink).await)
+        }
         Work::Prompt(parts) => JobOutcome::Prompt(agent.prompt(parts, cancel, &mut sink).await),
         Work::Compact(instructions) => JobOutcome::Compact(
             agent
