@@ -343,6 +343,12 @@ struct RawGoal {
     reason: String,
 }
 
+/// Whether `/goal <args>` answers with a text (the status, the history)
+/// rather than a goal change and a turn.
+pub fn answers_with_text(args: &str) -> bool {
+    matches!(args.trim(), "" | "history")
+}
+
 /// The continuation message text.
 pub fn continuation_text(g: &Goal, no_progress: bool) -> String {
     let mut s = format!(
@@ -617,6 +623,14 @@ impl Agent {
             }
             if let Err(e) = self.persist_goals() {
                 tracing::warn!("goal state not persisted: {e}");
+            }
+        }
+        // Esc (a cancelled turn) pauses the goal: one key stops the
+        // continuations; `/goal resume` goes on.
+        if cancel.is_cancelled() && self.goals.active() {
+            let reason = "stopped by the user";
+            if let Err(e) = self.change_goals(sink, |g| g.set_status("paused", reason)) {
+                tracing::warn!("{e}");
             }
         }
         outcome

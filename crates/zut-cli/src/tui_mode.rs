@@ -428,6 +428,22 @@ async fn run_command(
     let label = format!("/{name}");
     let outcome = match ctrl.command(name, args, None).await {
         Err(e) => CommandOutcome::Error(e),
+        Ok(Outcome::Queued(job)) if name == "goal" => {
+            // `/goal` and `/goal history` answer with text; the other
+            // forms show as goal_update lines and a turn.
+            let _ = tx.send(TuiEvent::CommandDone {
+                label: label.clone(),
+                outcome: CommandOutcome::Noop,
+            });
+            match job.outcome().await {
+                JobOutcome::Prompt(zut_agent::PromptOutcome::Completed { final_text, .. })
+                    if zut_agent::goals::answers_with_text(args) =>
+                {
+                    CommandOutcome::Display(final_text)
+                }
+                _ => CommandOutcome::Noop,
+            }
+        }
         Ok(Outcome::Queued(job)) => {
             if name != "reload-ext" {
                 return (label, CommandOutcome::Noop);
@@ -539,4 +555,9 @@ pub(crate) fn replay(snap: &zut_session::Snapshot, tx: &mpsc::UnboundedSender<Tu
         }
     }
     let _ = tx.send(TuiEvent::Replay(events));
+    // A resumed goal shows in the status bar (issue 24).
+    let goals = zut_agent::goals::GoalState::from_meta(&snap.meta);
+    if goals.goal.is_some() {
+        let _ = tx.send(TuiEvent::Agent(goals.event()));
+    }
 }

@@ -18,6 +18,7 @@ pub mod confirm;
 mod diff_view;
 pub mod editor;
 pub mod files;
+pub mod goal_view;
 mod help;
 pub mod highlight;
 pub mod history;

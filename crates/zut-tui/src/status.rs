@@ -51,6 +51,9 @@ pub struct Status {
     /// `plan:<current>/<total>` while the agent has a plan
     /// ([`crate::plan_view::status_text`]).
     pub plan: Option<String>,
+    /// `goal:<status> auto:<n>` while there is a goal or zut ran
+    /// continuation turns ([`crate::goal_view::status_text`]).
+    pub goal: Option<String>,
 }
 
 /// A session's usage totals (what the counters restart from when the
@@ -151,6 +154,9 @@ impl Status {
         }
         if let Some(plan) = &self.plan {
             spans.push(Span::styled(format!("  {plan}"), theme.accent));
+        }
+        if let Some(goal) = &self.goal {
+            spans.push(Span::styled(format!("  {goal}"), theme.accent));
         }
         vec![
             wrap::truncate(Line::from(spans), width),
