@@ -298,6 +298,7 @@ impl Agent {
             );
             self.add_mcp_tools(&mut tools);
             self.add_subagent_tool(&mut tools);
+            self.add_schedule_tool(&mut tools);
             if let Some(only) = &self.only_tools {
                 tools.retain(|e| {
                     !matches!(e.owner, crate::toolset::ToolOwner::Extension(_))

@@ -22,6 +22,7 @@ pub mod plan;
 pub mod projection;
 pub mod repetition;
 pub mod result_budget;
+pub mod schedule;
 /// How a prompt ended (the type lives in `zut-control`).
 pub mod outcome {
     pub use zut_control::PromptOutcome;

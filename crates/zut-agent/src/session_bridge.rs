@@ -103,6 +103,7 @@ impl Agent {
             cumulative,
             titled,
         });
+        self.note_schedule_session();
     }
 
     /// The attached session, if any.

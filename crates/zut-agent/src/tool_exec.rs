@@ -101,6 +101,9 @@ impl Agent {
             ToolOwner::Builtin if crate::plan::is_plan_call(name) => {
                 self.run_plan_tool(id, name, &effective, sink)
             }
+            ToolOwner::Builtin if name == crate::schedule::SCHEDULE_TOOL => {
+                self.run_schedule_tool(&effective)
+            }
             ToolOwner::Builtin if name == crate::goals::GOAL_TOOL => {
                 self.run_goal_tool(&effective, sink)
             }

@@ -172,6 +172,9 @@ pub fn run(args: &GlobalArgs) -> i32 {
     if args.tools.is_none() && !args.no_tools {
         setup.agent.builtin_tools.push("subagent".to_string());
         setup.host.builtin_tools.push("subagent".to_string());
+        // `schedule` is interactive only (zut_agent::schedule).
+        setup.agent.builtin_tools.push("schedule".to_string());
+        setup.host.builtin_tools.push("schedule".to_string());
     }
     let initial_prompt = Some(args.prompt.join(" ")).filter(|p| !p.trim().is_empty());
     let (zut_home, cwd) = (setup.agent.system.zut_home.clone(), setup.agent.cwd.clone());
@@ -255,6 +258,16 @@ pub fn run(args: &GlobalArgs) -> i32 {
         )));
     }
     let ctrl = conv.controller;
+    // Scheduled tasks fire into the TUI's prompt queue.
+    let scheduler = {
+        let tx = tx.clone();
+        conv_rt.spawn(zut_agent::schedule::engine().run(move |due| {
+            let _ = tx.send(TuiEvent::Scheduled {
+                id: due.id,
+                message: due.message,
+            });
+        }))
+    };
     let forward = conv_rt.spawn(forward(
         conv.events,
         ctrl.clone(),
@@ -275,6 +288,7 @@ pub fn run(args: &GlobalArgs) -> i32 {
                     let _ = tx.send(TuiEvent::Info(format!("saving the session failed: {e}")));
                 }
                 drop(ctrl);
+                scheduler.abort();
                 let _ = tokio::time::timeout(Duration::from_secs(1), forward).await;
             });
             let _ = done_tx.send(());

@@ -269,4 +269,8 @@ async fn update_goal_rejections_have_the_go_texts() {
     );
     // Blocked in the same turn: no continuation ran.
     assert_eq!(server.requests().len(), 2);
+    // update_goal is offered headless; schedule is interactive only.
+    let body = &server.requests()[0].raw_body;
+    assert!(body.contains("\"name\":\"update_goal\""), "{body}");
+    assert!(!body.contains("\"name\":\"schedule\""), "{body}");
 }

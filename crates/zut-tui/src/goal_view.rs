@@ -1,7 +1,8 @@
-//! Goals in the TUI (issue 24): the status bar's `goal:<status>` with the
-//! count of continuation turns zut ran without a prompt (`auto:<n>`), and
-//! one transcript line whenever the goal's status changes (started,
-//! paused, done, blocked, stopped at a budget...).
+//! Goals and schedules in the TUI (issue 24): the status bar's
+//! `goal:<status>` with the count of continuation turns zut ran without a
+//! prompt (`auto:<n>`), one transcript line whenever the goal's status
+//! changes (started, paused, done, blocked, stopped at a budget...), and
+//! the line of a scheduled task that fires (now, or queued).
 
 use zut_types::AgentEvent;
 
@@ -66,6 +67,19 @@ pub fn on_event(app: &mut App, ev: &AgentEvent) {
         _ => app.theme.warn,
     };
     app.transcript.notice(&line, style);
+}
+
+/// A scheduled task is due: a line, then its prompt runs (idle) or waits
+/// in the queue behind the running turn or an open confirmation dialog.
+pub fn scheduled(app: &mut App, id: &str, message: String) -> Vec<crate::app::Effect> {
+    let short: String = id.chars().take(8).collect();
+    let line = if app.busy {
+        format!("scheduled task {short} is due: queued behind the running turn")
+    } else {
+        format!("scheduled task {short} is due: running it")
+    };
+    app.transcript.notice(&line, app.theme.dim);
+    app.enqueue(message)
 }
 
 #[cfg(test)]

@@ -161,4 +161,12 @@ pub enum TuiEvent {
         /// What to do.
         outcome: CommandOutcome,
     },
+    /// A scheduled task is due (`schedule`, interactive only): its prompt
+    /// runs now when idle, else waits in the queue behind the running turn.
+    Scheduled {
+        /// Task id.
+        id: String,
+        /// The prompt.
+        message: String,
+    },
 }
