@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+mod rpc_support;
 
 use std::path::{Path, PathBuf};
 
@@ -17,7 +18,7 @@ fn sessions_dir(env: &TestEnv) -> PathBuf {
     zut_session::sessions_dir(&env.home, &env.project.display().to_string())
 }
 
-fn rows(path: &Path) -> Vec<Value> {
+fn rows_of(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap()
         .lines()
@@ -90,7 +91,7 @@ async fn goal_continues_until_update_goal_complete() {
     assert_eq!(server.requests().len(), 5);
     // The session file: Go's meta rows and the hidden-continuation meta.
     let files = zut_session::list_files(&sessions_dir(&env));
-    let all = rows(&files[0]);
+    let all = rows_of(&files[0]);
     let last_meta = all.iter().rev().find(|r| r["type"] == "meta").unwrap();
     assert_eq!(last_meta["meta"]["goal"]["status"], "done");
     assert_eq!(
@@ -211,7 +212,7 @@ async fn a_spent_budget_refuses_and_an_exhausted_one_stops_with_a_clear_line() {
         r.stderr
     );
     assert_eq!(server.requests().len(), 1);
-    let all = rows(&path);
+    let all = rows_of(&path);
     let last_meta = all.iter().rev().find(|r| r["type"] == "meta").unwrap();
     assert_eq!(last_meta["meta"]["id"], GO_ID);
     assert_eq!(last_meta["meta"]["goal"]["status"], "budget_limited");
@@ -273,4 +274,156 @@ async fn update_goal_rejections_have_the_go_texts() {
     let body = &server.requests()[0].raw_body;
     assert!(body.contains("\"name\":\"update_goal\""), "{body}");
     assert!(!body.contains("\"name\":\"schedule\""), "{body}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rpc_streams_goal_updates_and_continuations() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    // The model starts its own goal, ends its turn: zut continues.
+    server.push(call(
+        "g1",
+        "update_goal",
+        json!({"status":"active","objective":"tidy the docs"}),
+    ));
+    server.push(Script::anthropic_text("Started."));
+    server.push(call("g2", "update_goal", json!({"status":"complete"})));
+    server.push(Script::anthropic_text("Tidied."));
+    let mut rpc = rpc_support::Rpc::start(&env, &server, &[], &[]);
+    rpc.send(json!({"id":"1","type":"prompt","message":"tidy up"}));
+    let evs = rpc.until(rpc_support::is_done);
+    let goals: Vec<&Value> = evs.iter().filter(|e| e["type"] == "goal_update").collect();
+    let statuses: Vec<&str> = goals
+        .iter()
+        .map(|g| g["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["active", "active", "done"], "{evs:?}");
+    assert_eq!(goals[0]["owner"], "manager");
+    assert_eq!(goals[0]["objective"], "tidy the docs");
+    assert_eq!(goals[1]["continuations"], 1);
+    let continuation = evs
+        .iter()
+        .filter(|e| e["type"] == "user_message")
+        .nth(1)
+        .unwrap();
+    assert!(continuation["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("[goal continuation] Keep working on the goal autonomously: tidy the docs"));
+    assert_eq!(evs.iter().filter(|e| e["type"] == "done").count(), 1);
+    assert_eq!(server.requests().len(), 4);
+    let (code, _, _) = rpc.finish();
+    assert_eq!(code, 0);
+}
+
+#[tokio::test]
+async fn a_go_session_with_goal_rows_is_continued_and_written_back_in_go_shape() {
+    let env = TestEnv::new();
+    let dir = sessions_dir(&env);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("20261201-090000-7b7b0000.jsonl");
+    let cwd = env.project.display().to_string();
+    // What the Go original writes: meta rows with mission/goal/history, a
+    // hidden continuation message, an update_goal call and its result.
+    let meta = |goal: Value, history: Value| {
+        json!({"type":"meta","meta":{"id":GO_ID,"cwd":cwd,"model":"m","provider":"anthropic","started":"2026-12-01T09:00:00Z","version":"0.12.0",
+            "mission":{"id":"m-1","objective":"ship v2","status":"active","source":"user","active_goal_id":"g-2","transition_count":1},
+            "goal":goal,"goal_history":history}})
+        .to_string()
+    };
+    let g1 = json!({"id":"g-1","mission_id":"m-1","objective":"ship v2","status":"active","owner":"user","ordinal":1,"token_budget":400000,"tokens_used":1200});
+    let g2 = json!({"id":"g-2","mission_id":"m-1","objective":"write the changelog","status":"active","owner":"manager","ordinal":2,"token_budget":400000,"tokens_used":300,"continuation_id":"c-stale","consecutive_no_progress_turns":1});
+    let rows = [
+        meta(g1.clone(), json!([])),
+        r#"{"type":"message","message":{"role":"user","content":[{"text":"ship v2"}],"time":"2026-12-01T09:00:01Z"}}"#.to_string(),
+        r#"{"type":"message","message":{"role":"assistant","content":[{"id":"u1","name":"update_goal","arguments":{"status":"complete"}}],"time":"2026-12-01T09:00:02Z"}}"#.to_string(),
+        r#"{"type":"message","message":{"role":"tool","content":[{"call_id":"u1","content":[{"text":"autonomous goal marked done"}],"is_error":false}],"time":"2026-12-01T09:00:03Z"}}"#.to_string(),
+        meta(g2.clone(), json!([g1])),
+        r#"{"type":"message","message":{"role":"user","content":[{"text":"Continue the active goal: write the changelog"}],"meta":{"zut_goal_continue":"true"},"time":"2026-12-01T09:00:04Z"}}"#.to_string(),
+        r#"{"type":"message","message":{"role":"assistant","content":[{"text":"Working on it."}],"time":"2026-12-01T09:00:05Z"}}"#.to_string(),
+    ];
+    std::fs::write(&path, rows.join("\n") + "\n").unwrap();
+    let server = LlmServer::start().await.unwrap();
+    // zut picks the goal up: the user's turn, one continuation that
+    // completes it with the mission id Go gave it.
+    server.push(Script::anthropic_text("Drafted."));
+    server.push(call(
+        "z1",
+        "update_goal",
+        json!({"status":"complete","mission_id":"m-1"}),
+    ));
+    server.push(Script::anthropic_text("Changelog written."));
+    let r = output_blocking(llm_cmd(
+        &env,
+        &server.url(),
+        &[
+            "--no-ext",
+            "--session",
+            path.to_str().unwrap(),
+            "-p",
+            "go on",
+        ],
+    ))
+    .await;
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(
+        r.stderr.contains("zut: goal continuation 1"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("zut: goal done"), "{}", r.stderr);
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    // Go's hidden continuation message is part of the history sent.
+    assert!(reqs[0]
+        .raw_body
+        .contains("Continue the active goal: write the changelog"));
+    // The continuation names Go's mission id.
+    assert!(reqs[1]
+        .raw_body
+        .contains("Use mission_id m-1 when setting a next goal."));
+    // Written back: Go's field names and ids, the history grown, the
+    // stale lease gone, the file still readable.
+    let all = rows_of(&path);
+    let last = all.iter().rev().find(|r| r["type"] == "meta").unwrap();
+    let m = &last["meta"];
+    assert_eq!(m["id"], GO_ID);
+    assert_eq!(m["mission"]["id"], "m-1");
+    assert_eq!(m["mission"]["status"], "completed");
+    assert_eq!(m["mission"]["transition_count"], 1);
+    assert_eq!(m["goal"]["id"], "g-2");
+    assert_eq!(m["goal"]["status"], "done");
+    assert_eq!(m["goal"]["owner"], "manager");
+    assert_eq!(m["goal"]["ordinal"], 2);
+    assert!(m["goal"].get("continuation_id").is_none());
+    assert!(m["goal"]["tokens_used"].as_u64().unwrap() > 300);
+    let history = m["goal_history"].as_array().unwrap();
+    assert_eq!(history[0]["id"], "g-1");
+    assert!(history.len() >= 2, "{history:?}");
+    // Every goal object has only fields of Go's SessionGoal.
+    let go_fields = [
+        "id",
+        "mission_id",
+        "objective",
+        "status",
+        "owner",
+        "ordinal",
+        "reason",
+        "token_budget",
+        "tokens_used",
+        "continuation_id",
+        "consecutive_no_progress_turns",
+    ];
+    for g in history.iter().chain([&m["goal"]]) {
+        for k in g.as_object().unwrap().keys() {
+            assert!(go_fields.contains(&k.as_str()), "{k} in {g}");
+        }
+    }
+    let marked = all
+        .iter()
+        .filter(|r| r["type"] == "message" && r["message"]["meta"]["zut_goal_continue"] == "true")
+        .count();
+    assert_eq!(marked, 2);
+    let snap = zut_session::read(&path).unwrap();
+    assert_eq!(snap.meta.id, GO_ID);
 }
