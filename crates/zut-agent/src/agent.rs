@@ -61,8 +61,6 @@ pub struct Agent {
     pub(crate) plan: Vec<zut_types::PlanStep>,
     /// Mission, goal and history (`crate::goals`).
     pub(crate) goals: crate::goals::GoalState,
-    /// Budgets of new goals and their continuations.
-    pub(crate) goal_budget: crate::goals::GoalBudget,
 }
 
 impl Agent {
@@ -90,7 +88,6 @@ impl Agent {
             only_tools: None,
             plan: Vec::new(),
             goals: Default::default(),
-            goal_budget: Default::default(),
         }
     }
 

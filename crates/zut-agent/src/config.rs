@@ -60,6 +60,9 @@ pub struct AgentConfig {
     /// What keeps long sessions working: stale-read projection, tool-result
     /// budget, repetition guard, missing-answer recovery (all on).
     pub long_session: crate::long_session::LongSessionConfig,
+    /// Budgets of autonomous goals (`config.json` `goals`,
+    /// `crate::goals`).
+    pub goals: crate::goals::GoalBudget,
 }
 
 impl AgentConfig {
@@ -94,6 +97,7 @@ impl AgentConfig {
             web: zut_web::WebConfig::default(),
             jail: zut_tools::JailSwitch::default(),
             long_session: Default::default(),
+            goals: Default::default(),
         }
     }
 }

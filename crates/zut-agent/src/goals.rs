@@ -123,12 +123,13 @@ pub struct GoalState {
     pub continuations: u64,
 }
 
-/// Budgets of new goals.
+/// Budgets of new goals (`config.json` `goals.max_token_budget`,
+/// `goals.max_minutes`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GoalBudget {
-    /// Tokens (input + output + cache) per goal.
+    /// Tokens (input + output + cache) per goal; 0: no token budget.
     pub tokens: u64,
-    /// Wall time of the continuations of one prompt.
+    /// Wall time of the continuations of one prompt; zero: no limit.
     pub time: Duration,
 }
 
@@ -413,16 +414,16 @@ impl Agent {
         sink: EventSink<'_>,
     ) -> Result<(String, Option<String>), String> {
         let args = args.trim();
-        let budget = self.goal_budget.tokens;
+        let budget = self.config.goals.tokens;
         match args {
             "" => Ok((self.goals.status_line(), None)),
             "history" => Ok((self.goals.history_line(), None)),
             "pause" => {
-                if !self.goals.active() {
+                let Some(g) = self.goals.goal.clone() else {
                     return Err("goal: no goal to pause".into());
-                }
-                self.change_goals(sink, |g| g.set_status("paused", ""))?;
-                Ok(("goal paused".into(), None))
+                };
+                self.change_goals(sink, |s| s.set_status("paused", ""))?;
+                Ok((format!("autonomous goal paused: {}", g.objective), None))
             }
             "resume" => {
                 let Some(g) = self.goals.goal.clone() else {
@@ -436,7 +437,10 @@ impl Agent {
                     ));
                 }
                 self.change_goals(sink, |s| s.set_status("active", ""))?;
-                Ok(("goal resumed".into(), Some(continuation_text(&g, false))))
+                Ok((
+                    format!("autonomous goal active: {}", g.objective),
+                    Some(continuation_text(&g, false)),
+                ))
             }
             "clear" => {
                 self.change_goals(sink, |g| {
@@ -446,15 +450,12 @@ impl Agent {
                 Ok(("autonomous goal cleared".into(), None))
             }
             objective => {
-                if budget == 0 {
-                    return Err(
-                        "goal: the token budget is 0, so a goal could not run; set a budget above 0"
-                            .into(),
-                    );
-                }
                 let objective = objective.to_string();
                 self.change_goals(sink, |g| g.start(&objective, "user", budget))?;
-                Ok((format!("goal active (user): {objective}"), Some(objective)))
+                Ok((
+                    format!("autonomous goal active: {objective}"),
+                    Some(objective),
+                ))
             }
         }
     }
@@ -498,7 +499,7 @@ impl Agent {
         if !mission_id.is_empty() && mission.as_ref().is_some_and(|m| *m != mission_id) {
             return error("goal transition rejected: it does not belong to the active mission");
         }
-        let budget = self.goal_budget.tokens;
+        let budget = self.config.goals.tokens;
         let result = match stored {
             "active" => {
                 if self.goals.active() {
@@ -546,12 +547,12 @@ impl Agent {
                 ),
             ));
         }
-        if started.elapsed() >= self.goal_budget.time {
+        if !self.config.goals.time.is_zero() && started.elapsed() >= self.config.goals.time {
             return Some((
                 "budget_limited",
                 format!(
                     "time budget exhausted ({} min of continuations)",
-                    self.goal_budget.time.as_secs() / 60
+                    self.config.goals.time.as_secs() / 60
                 ),
             ));
         }

@@ -427,3 +427,51 @@ async fn a_go_session_with_goal_rows_is_continued_and_written_back_in_go_shape()
     let snap = zut_session::read(&path).unwrap();
     assert_eq!(snap.meta.id, GO_ID);
 }
+
+#[tokio::test]
+async fn the_config_budget_stops_continuations_with_a_clear_line() {
+    let env = TestEnv::new();
+    // Go's key: every scripted reply costs 12 tokens (10 in, 2 out).
+    std::fs::write(
+        env.home.join("config.json"),
+        r#"{"goals":{"max_token_budget":20}}"#,
+    )
+    .unwrap();
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_text("First."));
+    server.push(Script::anthropic_text("Second."));
+    server.push(Script::anthropic_text("never sent"));
+    let r = output_blocking(llm_cmd(
+        &env,
+        &server.url(),
+        &["--no-ext", "-p", "/goal polish the README"],
+    ))
+    .await;
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(server.requests().len(), 2, "{r:?}");
+    assert!(
+        r.stderr.contains("zut: goal continuation 1"),
+        "{}",
+        r.stderr
+    );
+    let line = r
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("zut: goal budget_limited"))
+        .unwrap_or_else(|| panic!("{}", r.stderr));
+    assert!(
+        line.starts_with("zut: goal budget_limited: configured token budget exhausted ("),
+        "{line}"
+    );
+    assert!(line.ends_with(" / 20 tokens)"), "{line}");
+    // A bad value is an error naming the key, before any request.
+    std::fs::write(
+        env.home.join("config.json"),
+        r#"{"goals":{"max_token_budget":"lots"}}"#,
+    )
+    .unwrap();
+    let r = output_blocking(llm_cmd(&env, &server.url(), &["--no-ext", "-p", "/goal x"])).await;
+    assert_ne!(r.code, 0, "{r:?}");
+    assert!(r.stderr.contains("goals.max_token_budget"), "{}", r.stderr);
+    assert_eq!(server.requests().len(), 2);
+}
