@@ -537,6 +537,26 @@ mod tests {
         assert_eq!(next, utc("2026-12-06T01:01:00Z"));
     }
 
+    /// Figures for docs/benchmarks.md: `cargo test -p zut-agent --lib
+    /// schedule::tests::next_run_figures -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn next_run_figures() {
+        let zone = Zone::named("Europe/Paris").unwrap();
+        let now = utc("2026-12-06T01:00:00Z");
+        for expr in ["* * * * *", "0 9 * * 1-5", "0 0 29 2 *", "0 0 30 2 *"] {
+            let c = parse_cron(expr).unwrap();
+            let n = 200;
+            let t = std::time::Instant::now();
+            let mut last = None;
+            for _ in 0..n {
+                last = Some(next_run(&c, now, &zone));
+            }
+            let per = t.elapsed() / n;
+            println!("{expr:<12} {per:?} per next_run -> {:?}", last.unwrap());
+        }
+    }
+
     #[test]
     fn add_list_cancel_and_due() {
         let e = Engine::default();
