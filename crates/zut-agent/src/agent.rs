@@ -61,6 +61,9 @@ pub struct Agent {
     pub(crate) plan: Vec<zut_types::PlanStep>,
     /// Mission, goal and history (`crate::goals`).
     pub(crate) goals: crate::goals::GoalState,
+    /// Whether other work waits (the controller's queue): goal
+    /// continuations then give way (`crate::goals`).
+    pub(crate) work_waiting: Option<crate::goals::WorkWaiting>,
 }
 
 impl Agent {
@@ -88,6 +91,7 @@ impl Agent {
             only_tools: None,
             plan: Vec::new(),
             goals: Default::default(),
+            work_waiting: None,
         }
     }
 

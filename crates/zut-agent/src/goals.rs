@@ -110,6 +110,11 @@ fn is_zero32(n: &u32) -> bool {
     *n == 0
 }
 
+/// Tells whether other work (a prompt typed meanwhile, a scheduled one)
+/// waits: the next continuation then gives way to it, and the goal goes on
+/// after that prompt (as Go: queued user input always runs first).
+pub type WorkWaiting = std::sync::Arc<dyn Fn() -> bool + Send + Sync>;
+
 /// The goal state of a conversation.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GoalState {
@@ -417,6 +422,10 @@ impl Agent {
         let budget = self.config.goals.tokens;
         match args {
             "" => Ok((self.goals.status_line(), None)),
+            // Sent by the TUI when a prompt waits behind a goal's
+            // continuations: a queued job, so the next continuation gives
+            // way (WorkWaiting); nothing changes.
+            "yield" => Ok((String::new(), None)),
             "history" => Ok((self.goals.history_line(), None)),
             "pause" => {
                 let Some(g) = self.goals.goal.clone() else {
@@ -578,6 +587,10 @@ impl Agent {
             && !cancel.is_cancelled()
             && matches!(outcome, crate::outcome::PromptOutcome::Completed { .. })
         {
+            if self.work_waiting.as_ref().is_some_and(|waiting| waiting()) {
+                // The goal stays active: it continues after that work.
+                break;
+            }
             if let Some((status, reason)) = self.goal_stop(started) {
                 if let Err(e) = self.change_goals(sink, |g| g.set_status(status, &reason)) {
                     tracing::warn!("{e}");
@@ -662,6 +675,21 @@ mod tests {
         assert_eq!(extra["goal"]["future"], 1);
         assert_eq!(extra["mission"]["id"], "legacy-S");
         assert!(extra.get("goal_history").is_none());
+    }
+
+    #[test]
+    fn children_get_neither_goals_nor_schedules() {
+        let mut parent = crate::AgentConfig::new("/tmp", "/tmp/h");
+        parent.builtin_tools.push("schedule".into());
+        parent.builtin_tools.push("subagent".into());
+        assert!(parent.builtin_tools.iter().any(|t| t == GOAL_TOOL));
+        let child =
+            crate::subagent::runtime::child_config(&parent, None, std::path::Path::new("/tmp"))
+                .unwrap();
+        for name in [GOAL_TOOL, "schedule", "subagent"] {
+            assert!(!child.builtin_tools.iter().any(|t| t == name), "{name}");
+        }
+        assert!(child.builtin_tools.iter().any(|t| t == "plan"));
     }
 
     #[test]

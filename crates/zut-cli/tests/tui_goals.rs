@@ -80,3 +80,47 @@ async fn esc_pauses_a_goal_and_resume_goes_on() {
     t.keys(&["C-d"]);
     t.wait_for("EXIT:0", 5);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_typed_during_a_goal_runs_before_the_next_continuation() {
+    if !have_tmux() {
+        return;
+    }
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_text("Step one."));
+    // The first continuation is slow: a prompt is typed meanwhile.
+    server.push(Script::anthropic_text("Still going.").delay_ms(2500));
+    server.push(Script::anthropic_text("It is noon."));
+    server.push(call("c1", "update_goal", json!({"status":"complete"})));
+    server.push(Script::anthropic_text("Done with the goal."));
+    let t = Tmux::start(&env, &server, &["--no-ext"], 110, 50);
+    started(&t);
+    t.typ("/goal count the files");
+    t.keys(&["Enter"]);
+    t.wait_for("[goal continuation]", 20);
+    t.typ("what time is it");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("Done with the goal.", 20);
+    // The typed prompt ran between the two continuations.
+    let noon = s.find("It is noon.").unwrap_or_else(|| panic!("{s}"));
+    let still = s.find("Still going.").unwrap();
+    assert!(still < noon, "{s}");
+    assert!(noon < s.find("Done with the goal.").unwrap(), "{s}");
+    t.wait_for("goal:done auto:2", 10);
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 5);
+    let last_user = |body: &str| {
+        let v: serde_json::Value = serde_json::from_str(body).unwrap();
+        let msgs = v["messages"].as_array().unwrap().clone();
+        msgs.iter()
+            .rev()
+            .find(|m| m["role"] == "user")
+            .unwrap()
+            .to_string()
+    };
+    assert!(last_user(&reqs[2].raw_body).contains("what time is it"));
+    assert!(last_user(&reqs[3].raw_body).contains("[goal continuation]"));
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT:0", 5);
+}

@@ -509,7 +509,7 @@ impl App {
     pub fn enqueue(&mut self, text: String) -> Vec<Effect> {
         if self.busy {
             self.queue.push_back(text);
-            Vec::new()
+            crate::goal_view::give_way(self)
         } else {
             self.start(text)
         }

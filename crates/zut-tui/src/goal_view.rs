@@ -69,6 +69,25 @@ pub fn on_event(app: &mut App, ev: &AgentEvent) {
     app.transcript.notice(&line, style);
 }
 
+/// A prompt was queued while busy: when a goal is continuing, the
+/// conversation is told (`/goal yield`, once per wait) so the next
+/// continuation gives way to the prompt; the goal goes on after it.
+pub fn give_way(app: &mut App) -> Vec<crate::app::Effect> {
+    let continuing = app
+        .status
+        .goal
+        .as_deref()
+        .is_some_and(|g| g.starts_with("goal:active"));
+    if continuing && app.queue.len() == 1 {
+        vec![crate::app::Effect::Command {
+            name: "goal".into(),
+            args: "yield".into(),
+        }]
+    } else {
+        Vec::new()
+    }
+}
+
 /// A scheduled task is due: a line, then its prompt runs (idle) or waits
 /// in the queue behind the running turn or an open confirmation dialog.
 pub fn scheduled(app: &mut App, id: &str, message: String) -> Vec<crate::app::Effect> {

@@ -124,6 +124,11 @@ async fn run_job(
             }
         };
     }
+    // Goal continuations give way to queued work (crate::goals).
+    if agent.work_waiting.is_none() {
+        let shared = shared.clone();
+        agent.work_waiting = Some(Arc::new(move || !shared.lock().queue.is_empty()));
+    }
     match work {
         Work::Goal(args) => {
             JobOutcome::Prompt(super::goal_loop::run(agent, &args, cancel, &mut sink).await)
