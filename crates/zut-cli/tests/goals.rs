@@ -475,3 +475,47 @@ async fn the_config_budget_stops_continuations_with_a_clear_line() {
     assert!(r.stderr.contains("goals.max_token_budget"), "{}", r.stderr);
     assert_eq!(server.requests().len(), 2);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rpc_a_prompt_sent_during_a_goal_runs_before_the_next_continuation() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    server.push(call(
+        "g1",
+        "update_goal",
+        json!({"status":"active","objective":"sort the notes"}),
+    ));
+    server.push(Script::anthropic_text("Begun."));
+    // The first continuation is slow: a second prompt arrives meanwhile.
+    server.push(Script::anthropic_text("Still sorting.").delay_ms(1500));
+    server.push(Script::anthropic_text("Answer to the aside."));
+    server.push(call("g2", "update_goal", json!({"status":"complete"})));
+    server.push(Script::anthropic_text("Sorted."));
+    let mut rpc = rpc_support::Rpc::start(&env, &server, &[], &[]);
+    rpc.send(json!({"id":"1","type":"prompt","message":"sort my notes"}));
+    rpc.until(|v| v["type"] == "goal_update" && v["continuations"] == 1);
+    rpc.send(json!({"id":"2","type":"prompt","message":"a quick aside"}));
+    let first = rpc.until(rpc_support::is_done);
+    let texts = |evs: &[Value]| -> String {
+        evs.iter()
+            .filter(|v| v["type"] == "text_delta")
+            .map(|v| v["delta"].as_str().unwrap())
+            .collect()
+    };
+    // The first prompt's job ends after one continuation, goal still active.
+    assert!(texts(&first).ends_with("Still sorting."), "{first:?}");
+    let second = rpc.until(rpc_support::is_done);
+    let t = texts(&second);
+    assert!(t.starts_with("Answer to the aside."), "{t}");
+    assert!(t.ends_with("Sorted."), "{t}");
+    let last = second
+        .iter()
+        .filter(|e| e["type"] == "goal_update")
+        .next_back()
+        .unwrap();
+    assert_eq!(last["status"], "done");
+    assert_eq!(last["continuations"], 2);
+    assert_eq!(server.requests().len(), 6);
+    let (code, _, _) = rpc.finish();
+    assert_eq!(code, 0);
+}
