@@ -508,11 +508,7 @@ async fn rpc_a_prompt_sent_during_a_goal_runs_before_the_next_continuation() {
     let t = texts(&second);
     assert!(t.starts_with("Answer to the aside."), "{t}");
     assert!(t.ends_with("Sorted."), "{t}");
-    let last = second
-        .iter()
-        .filter(|e| e["type"] == "goal_update")
-        .next_back()
-        .unwrap();
+    let last = second.iter().rfind(|e| e["type"] == "goal_update").unwrap();
     assert_eq!(last["status"], "done");
     assert_eq!(last["continuations"], 2);
     assert_eq!(server.requests().len(), 6);
