@@ -639,6 +639,23 @@ impl Agent {
                 tracing::warn!("goal state not persisted: {e}");
             }
         }
+        // A failed turn (provider error, --max-steps) blocks the goal, as
+        // Go: no continuation loops on an error; `/goal resume` retries.
+        if let crate::outcome::PromptOutcome::Failed { message } = &outcome {
+            if self.goals.active() && !cancel.is_cancelled() {
+                let first: String = message
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .chars()
+                    .take(200)
+                    .collect();
+                let reason = format!("a turn failed: {first}");
+                if let Err(e) = self.change_goals(sink, |g| g.set_status("blocked", &reason)) {
+                    tracing::warn!("{e}");
+                }
+            }
+        }
         // Esc (a cancelled turn) pauses the goal: one key stops the
         // continuations; `/goal resume` goes on.
         if cancel.is_cancelled() && self.goals.active() {

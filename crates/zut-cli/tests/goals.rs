@@ -515,3 +515,33 @@ async fn rpc_a_prompt_sent_during_a_goal_runs_before_the_next_continuation() {
     let (code, _, _) = rpc.finish();
     assert_eq!(code, 0);
 }
+
+#[tokio::test]
+async fn a_failed_continuation_blocks_the_goal_instead_of_looping() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_text("Started."));
+    // The continuation's request fails for good (400: not retried).
+    server.push(Script::anthropic_error_event(
+        "invalid_request_error",
+        "bad things",
+    ));
+    let r = output_blocking(llm_cmd(
+        &env,
+        &server.url(),
+        &["--no-ext", "-p", "/goal ship the release"],
+    ))
+    .await;
+    assert_ne!(r.code, 0, "{r:?}");
+    assert!(
+        r.stderr.contains("zut: goal blocked: a turn failed: "),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(server.requests().len(), 2);
+    let files = zut_session::list_files(&sessions_dir(&env));
+    let all = rows_of(&files[0]);
+    let last = all.iter().rev().find(|r| r["type"] == "meta").unwrap();
+    assert_eq!(last["meta"]["goal"]["status"], "blocked");
+    assert_eq!(last["meta"]["mission"]["status"], "blocked");
+}
