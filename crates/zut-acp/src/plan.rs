@@ -11,6 +11,10 @@
 //!
 //! The agent's own plan (the `plan` tool, `plan_update` events) comes
 //! first: one entry per step, `medium` priority, with the step's status.
+//! A goal (`update_goal`, `/goal`: `goal_update` events) comes before it:
+//! `goal: <objective>`, `high` priority, `in_progress` while active,
+//! `completed` when done, `pending` when paused, blocked or stopped at a
+//! budget (`goal <status>: <objective>`).
 
 use std::collections::BTreeMap;
 
@@ -26,6 +30,8 @@ pub(crate) struct Statuses {
     items: BTreeMap<(String, String), (String, String)>,
     /// The agent's plan (the last `plan_update`).
     steps: Vec<zut_types::PlanStep>,
+    /// The goal: (status, objective), from the last `goal_update`.
+    goal: Option<(String, String)>,
 }
 
 /// `text` without control characters (escapes included), on one line.
@@ -83,6 +89,14 @@ impl Statuses {
                 self.steps = plan.clone();
                 changed
             }
+            AgentEvent::GoalUpdate {
+                status, objective, ..
+            } => {
+                let goal = (status != "cleared").then(|| (status.clone(), clean(objective)));
+                let changed = self.goal != goal;
+                self.goal = goal;
+                changed
+            }
             _ => false,
         };
         changed.then(|| self.plan())
@@ -98,7 +112,19 @@ impl Statuses {
             };
             PlanEntry::new(clean(&s.step), PlanEntryPriority::Medium, status)
         });
-        let entries = steps
+        let goal = self.goal.iter().map(|(status, objective)| {
+            let (content, status) = match status.as_str() {
+                "active" => (format!("goal: {objective}"), PlanEntryStatus::InProgress),
+                "done" => (format!("goal: {objective}"), PlanEntryStatus::Completed),
+                other => (
+                    format!("goal {other}: {objective}"),
+                    PlanEntryStatus::Pending,
+                ),
+            };
+            PlanEntry::new(content, PlanEntryPriority::High, status)
+        });
+        let entries = goal
+            .chain(steps)
             .chain(self.items.iter().map(|((ext, _), (level, text))| {
                 let priority = match level.as_str() {
                     "error" => PlanEntryPriority::High,
@@ -120,6 +146,42 @@ impl Statuses {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn goal(status: &str, objective: &str, continuations: u64) -> AgentEvent {
+        AgentEvent::GoalUpdate {
+            status: status.into(),
+            objective: objective.into(),
+            owner: "user".into(),
+            tokens_used: 0,
+            token_budget: None,
+            continuations,
+            reason: None,
+        }
+    }
+
+    #[test]
+    fn the_goal_comes_first_and_follows_its_status() {
+        let mut s = Statuses::default();
+        let got = entries(s.apply(&goal("active", "ship it", 0)));
+        assert_eq!(
+            got,
+            [(
+                "goal: ship it".to_string(),
+                PlanEntryStatus::InProgress,
+                PlanEntryPriority::High
+            )]
+        );
+        // A continuation changes nothing the editor shows.
+        assert!(s.apply(&goal("active", "ship it", 1)).is_none());
+        let got = entries(s.apply(&status("e", "k", "info", "phase")));
+        assert_eq!(got[0].0, "goal: ship it");
+        assert_eq!(got[1].0, "e: phase");
+        let got = entries(s.apply(&goal("budget_limited", "ship it", 2)));
+        assert_eq!(got[0].0, "goal budget_limited: ship it");
+        assert_eq!(got[0].1, PlanEntryStatus::Pending);
+        let got = entries(s.apply(&goal("cleared", "", 2)));
+        assert_eq!(got.len(), 1);
+    }
 
     fn status(ext: &str, key: &str, level: &str, text: &str) -> AgentEvent {
         AgentEvent::ExtStatus {

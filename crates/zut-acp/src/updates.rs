@@ -130,6 +130,7 @@ impl Mapper {
                 AgentEvent::ExtStatus { .. }
                     | AgentEvent::ExtChromeClear { .. }
                     | AgentEvent::PlanUpdate { .. }
+                    | AgentEvent::GoalUpdate { .. }
             ) {
                 let mut s = statuses.lock().unwrap_or_else(|e| e.into_inner());
                 return s.apply(ev).into_iter().collect();

@@ -59,6 +59,11 @@ pub struct Agent {
     pub(crate) only_tools: Option<Vec<String>>,
     /// The session plan (`crate::plan`).
     pub(crate) plan: Vec<zut_types::PlanStep>,
+    /// Mission, goal and history (`crate::goals`).
+    pub(crate) goals: crate::goals::GoalState,
+    /// Whether other work waits (the controller's queue): goal
+    /// continuations then give way (`crate::goals`).
+    pub(crate) work_waiting: Option<crate::goals::WorkWaiting>,
 }
 
 impl Agent {
@@ -85,6 +90,8 @@ impl Agent {
             subagents: None,
             only_tools: None,
             plan: Vec::new(),
+            goals: Default::default(),
+            work_waiting: None,
         }
     }
 
@@ -222,7 +229,10 @@ impl Agent {
         self.system_files = SystemFiles::load(&self.config.system);
         self.reload_skills();
         let outcome = match persisted {
-            Ok(()) => self.run_steps(cancel, sink).await,
+            Ok(()) => {
+                let outcome = self.run_steps(cancel, sink).await;
+                self.continue_goal(outcome, cancel, sink).await
+            }
             Err(message) => PromptOutcome::Failed { message },
         };
         match &outcome {
@@ -238,7 +248,7 @@ impl Agent {
         outcome
     }
 
-    async fn run_steps(
+    pub(crate) async fn run_steps(
         &mut self,
         cancel: &CancellationToken,
         sink: EventSink<'_>,
@@ -290,6 +300,7 @@ impl Agent {
             );
             self.add_mcp_tools(&mut tools);
             self.add_subagent_tool(&mut tools);
+            self.add_schedule_tool(&mut tools);
             if self.config.orchestrate {
                 crate::subagent::orchestrate::restrict(&mut tools);
             }
@@ -333,6 +344,7 @@ impl Agent {
                 self.provider.config().prices_for(self.provider.model()),
             );
             cumulative.add(&this);
+            self.count_goal_tokens(this.input + this.output + this.cache_read + this.cache_write);
             sink(AgentEvent::Usage(UsageEvent { this, cumulative }));
             let message = completion.message;
             // A blocked message shows nothing: the final text is empty.

@@ -63,6 +63,9 @@ pub struct AgentConfig {
     /// `--orchestrate`: the parent only reads and delegates, and waits for
     /// its children's completions ([`crate::subagent::orchestrate`]).
     pub orchestrate: bool,
+    /// Budgets of autonomous goals (`config.json` `goals`,
+    /// `crate::goals`).
+    pub goals: crate::goals::GoalBudget,
 }
 
 impl AgentConfig {
@@ -98,6 +101,7 @@ impl AgentConfig {
             jail: zut_tools::JailSwitch::default(),
             long_session: Default::default(),
             orchestrate: false,
+            goals: Default::default(),
         }
     }
 }

@@ -15,12 +15,14 @@ pub mod context_overflow;
 pub mod controller;
 pub mod conversation;
 pub mod event;
+pub mod goals;
 pub mod long_session;
 pub mod mcp_tools;
 pub mod plan;
 pub mod projection;
 pub mod repetition;
 pub mod result_budget;
+pub mod schedule;
 /// How a prompt ended (the type lives in `zut-control`).
 pub mod outcome {
     pub use zut_control::PromptOutcome;

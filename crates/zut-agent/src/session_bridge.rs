@@ -92,6 +92,9 @@ impl Agent {
         self.plan = snapshot
             .map(|snap| crate::plan::plan_from_meta(&snap.meta))
             .unwrap_or_default();
+        self.goals = snapshot
+            .map(|snap| crate::goals::GoalState::from_meta(&snap.meta))
+            .unwrap_or_default();
         // A resumed conversation or a renamed file keeps its title.
         let titled =
             snapshot.is_some_and(|snap| !snap.title.is_empty() || !snap.messages.is_empty());
@@ -100,6 +103,7 @@ impl Agent {
             cumulative,
             titled,
         });
+        self.note_schedule_session();
     }
 
     /// The attached session, if any.

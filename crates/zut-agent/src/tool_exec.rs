@@ -106,6 +106,12 @@ impl Agent {
             ToolOwner::Builtin if crate::plan::is_plan_call(name) => {
                 self.run_plan_tool(id, name, &effective, sink)
             }
+            ToolOwner::Builtin if name == crate::schedule::SCHEDULE_TOOL => {
+                self.run_schedule_tool(&effective)
+            }
+            ToolOwner::Builtin if name == crate::goals::GOAL_TOOL => {
+                self.run_goal_tool(&effective, sink)
+            }
             ToolOwner::Builtin => self.run_builtin(id, name, &effective, cancel, sink).await,
             ToolOwner::Skill => {
                 let (is_error, text) = crate::skills::run_tool(&self.skills, &effective);

@@ -213,6 +213,9 @@ pub fn run(args: &GlobalArgs) -> i32 {
     if args.tools.is_none() && !args.no_tools {
         setup.agent.builtin_tools.push("subagent".to_string());
         setup.host.builtin_tools.push("subagent".to_string());
+        // `schedule` is interactive only (zut_agent::schedule).
+        setup.agent.builtin_tools.push("schedule".to_string());
+        setup.host.builtin_tools.push("schedule".to_string());
     }
     let initial_prompt = Some(args.prompt.join(" ")).filter(|p| !p.trim().is_empty());
     let (zut_home, cwd) = (setup.agent.system.zut_home.clone(), setup.agent.cwd.clone());
@@ -297,6 +300,16 @@ pub fn run(args: &GlobalArgs) -> i32 {
         )));
     }
     let ctrl = conv.controller;
+    // Scheduled tasks fire into the TUI's prompt queue.
+    let scheduler = {
+        let tx = tx.clone();
+        conv_rt.spawn(zut_agent::schedule::engine().run(move |due| {
+            let _ = tx.send(TuiEvent::Scheduled {
+                id: due.id,
+                message: due.message,
+            });
+        }))
+    };
     let forward = conv_rt.spawn(forward(
         conv.events,
         ctrl.clone(),
@@ -317,6 +330,7 @@ pub fn run(args: &GlobalArgs) -> i32 {
                     let _ = tx.send(TuiEvent::Info(format!("saving the session failed: {e}")));
                 }
                 drop(ctrl);
+                scheduler.abort();
                 let _ = tokio::time::timeout(Duration::from_secs(1), forward).await;
             });
             let _ = done_tx.send(());
@@ -475,6 +489,22 @@ async fn run_command(
     let label = format!("/{name}");
     let outcome = match ctrl.command(name, args, None).await {
         Err(e) => CommandOutcome::Error(e),
+        Ok(Outcome::Queued(job)) if name == "goal" => {
+            // `/goal` and `/goal history` answer with text; the other
+            // forms show as goal_update lines and a turn.
+            let _ = tx.send(TuiEvent::CommandDone {
+                label: label.clone(),
+                outcome: CommandOutcome::Noop,
+            });
+            match job.outcome().await {
+                JobOutcome::Prompt(zut_agent::PromptOutcome::Completed { final_text, .. })
+                    if zut_agent::goals::answers_with_text(args) =>
+                {
+                    CommandOutcome::Display(final_text)
+                }
+                _ => CommandOutcome::Noop,
+            }
+        }
         Ok(Outcome::Queued(job)) => {
             if name != "reload-ext" {
                 return (label, CommandOutcome::Noop);
@@ -631,4 +661,9 @@ pub(crate) fn replay(snap: &zut_session::Snapshot, tx: &mpsc::UnboundedSender<Tu
         }
     }
     let _ = tx.send(TuiEvent::Replay(events));
+    // A resumed goal shows in the status bar (issue 24).
+    let goals = zut_agent::goals::GoalState::from_meta(&snap.meta);
+    if goals.goal.is_some() {
+        let _ = tx.send(TuiEvent::Agent(goals.event()));
+    }
 }

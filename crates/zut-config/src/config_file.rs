@@ -23,6 +23,7 @@ pub const SUPPORTED_KEYS: &[&str] = &[
     "jail_by_default",
     "extension_sandbox",
     "sandbox",
+    "goals",
 ];
 
 /// Keys read by `zut-mcp` (docs/mcp.md), not by this crate: never
@@ -44,7 +45,6 @@ pub const GO_ONLY_KEYS: &[&str] = &[
     "inline_images_enabled",
     "terminal_title_enabled",
     "subagents",
-    "goals",
     "auto_subagents_enabled",
     "ponytail_enabled",
     "lsp_enabled",
@@ -107,6 +107,8 @@ pub struct ConfigFile {
     pub sandbox: Option<crate::sandbox::SandboxConfig>,
     /// Keys present but not used, sorted.
     pub ignored: Vec<IgnoredKey>,
+    /// `goals`: budgets of autonomous goals.
+    pub goals: crate::goals_keys::GoalsKeys,
 }
 
 impl ConfigFile {
@@ -222,6 +224,7 @@ impl ConfigFile {
         c.jail_by_default = crate::sandbox::parse_jail(path, map)?;
         c.extension_sandbox_strict = crate::sandbox::parse_extension_sandbox(path, map)?;
         c.sandbox = crate::sandbox::parse(path, map)?;
+        c.goals = crate::goals_keys::GoalsKeys::from_map(path, map)?;
         let mut ignored: Vec<IgnoredKey> = map
             .keys()
             .filter(|k| !SUPPORTED_KEYS.contains(&k.as_str()))

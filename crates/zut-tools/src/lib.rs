@@ -93,7 +93,9 @@ async fn dispatch(name: &str, args: &Value, ctx: &ToolContext) -> ToolOutput {
         "python" => python::run(args, ctx).await,
         "worktree" => worktree::run(args, ctx).await,
         // Session state: the agent runs it (zut-agent `plan`).
-        "plan" => ToolOutput::error("the plan tool needs a conversation: it is run by the agent"),
+        "plan" | "update_goal" => ToolOutput::error(format!(
+            "the {name} tool needs a conversation: it is run by the agent"
+        )),
         other => ToolOutput::error(format!("Unknown built-in tool `{other}`.")),
     }
 }

@@ -5,14 +5,25 @@ use serde_json::{json, Value};
 use crate::limits::*;
 
 /// Names of the built-in tools, in the order [`builtin_tools`] lists them.
-pub const BUILTIN_NAMES: [&str; 11] = [
-    "read", "write", "edit", "bash", "grep", "glob", "ast", "python", "worktree", "lsp", "plan",
+pub const BUILTIN_NAMES: [&str; 12] = [
+    "read",
+    "write",
+    "edit",
+    "bash",
+    "grep",
+    "glob",
+    "ast",
+    "python",
+    "worktree",
+    "lsp",
+    "plan",
+    "update_goal",
 ];
 
 /// Built-in tools that keep conversation state (`plan`, `update_goal`):
 /// they are listed here with their schemas but run by the agent, so a
 /// host without a conversation (`zut mcp serve`) does not offer them.
-pub const SESSION_TOOLS: [&str; 1] = ["plan"];
+pub const SESSION_TOOLS: [&str; 2] = ["plan", "update_goal"];
 
 /// A tool definition as offered to the model.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,6 +59,7 @@ pub fn builtin_tool(name: &str) -> Option<ToolDef> {
         "worktree" => ("worktree", worktree_description(), worktree_schema()),
         "lsp" => ("lsp", lsp_description(), lsp_schema()),
         "plan" => ("plan", plan_description(), plan_schema()),
+        "update_goal" => ("update_goal", goal_description(), goal_schema()),
         _ => return None,
     };
     Some(ToolDef {
@@ -476,6 +488,32 @@ fn plan_schema() -> Value {
             }
         },
         "required": ["action"],
+        "additionalProperties": false
+    })
+}
+
+fn goal_description() -> String {
+    "Start your own mission when none is active, set the next concrete goal within an active \
+     mission, mark the active goal complete or blocked, or supersede a goal that turned out \
+     wrong with a corrected objective. Do not broaden an existing mission. While a goal is \
+     active, zut keeps prompting you to continue until it is complete or blocked."
+        .to_string()
+}
+
+fn goal_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "status": {
+                "type": "string",
+                "enum": ["active", "complete", "blocked", "superseded"],
+                "description": "Start a mission or set its next active goal, mark the active goal complete or blocked, or supersede it with a corrected objective."
+            },
+            "objective": {"type": "string", "description": "Concrete objective for status active or superseded."},
+            "mission_id": {"type": "string", "description": "Identifier from the active-goal context when setting a next goal in an existing mission. Omit it when starting a mission."},
+            "reason": {"type": "string", "description": "Concise reason when the goal is blocked."}
+        },
+        "required": ["status"],
         "additionalProperties": false
     })
 }

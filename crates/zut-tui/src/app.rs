@@ -168,6 +168,8 @@ pub struct App {
     pub confirms: crate::confirm::Confirms,
     /// Reasoning in progress.
     pub thinking: crate::thinking::Thinking,
+    /// The goal status last shown in the transcript (`crate::goal_view`).
+    pub goal_shown: Option<String>,
 }
 
 impl App {
@@ -198,6 +200,7 @@ impl App {
             themes: crate::themes::Catalog::default(),
             confirms: Default::default(),
             thinking: Default::default(),
+            goal_shown: None,
         }
     }
 
@@ -508,7 +511,7 @@ impl App {
     pub fn enqueue(&mut self, text: String) -> Vec<Effect> {
         if self.busy {
             self.queue.push_back(text);
-            Vec::new()
+            crate::goal_view::give_way(self)
         } else {
             self.start(text)
         }
@@ -680,6 +683,7 @@ impl App {
                 );
                 self.transcript.push_block(rows);
             }
+            AgentEvent::GoalUpdate { .. } => crate::goal_view::on_event(self, ev),
             AgentEvent::ExtSubmit { text, .. } => {
                 // submit / submit_slash: the same queue as typed input.
                 if text.trim().is_empty() {

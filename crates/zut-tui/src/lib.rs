@@ -19,6 +19,7 @@ pub mod confirm;
 mod diff_view;
 pub mod editor;
 pub mod files;
+pub mod goal_view;
 mod help;
 pub mod highlight;
 pub mod history;
@@ -192,4 +193,12 @@ pub enum TuiEvent {
     /// finished starting): they replace the open picker only when it is
     /// of the same kind (selection and filter kept); otherwise dropped.
     PickerUpdate(pickers::Picker),
+    /// A scheduled task is due (`schedule`, interactive only): its prompt
+    /// runs now when idle, else waits in the queue behind the running turn.
+    Scheduled {
+        /// Task id.
+        id: String,
+        /// The prompt.
+        message: String,
+    },
 }

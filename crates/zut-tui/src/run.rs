@@ -358,6 +358,7 @@ fn conversation(app: &mut App, ev: TuiEvent, themes_dir: Option<&std::path::Path
             app.status.set_totals(&t);
             Vec::new()
         }
+        TuiEvent::Scheduled { id, message } => crate::goal_view::scheduled(app, &id, message),
         TuiEvent::CommandDone { label, outcome } => {
             let running = format!("{label} running…");
             app.notes.retain(|n| n.text != running);

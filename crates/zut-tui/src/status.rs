@@ -54,6 +54,9 @@ pub struct Status {
     /// The jail line (`jailed to <cwd> (…)`) while tools are jailed
     /// (`--jail`, `jail_by_default`, `/jail`); `None` when unjailed.
     pub jail: Option<String>,
+    /// `goal:<status> auto:<n>` while there is a goal or zut ran
+    /// continuation turns ([`crate::goal_view::status_text`]).
+    pub goal: Option<String>,
 }
 
 /// A session's usage totals (what the counters restart from when the
@@ -157,6 +160,9 @@ impl Status {
         }
         if let Some(plan) = &self.plan {
             spans.push(Span::styled(format!("  {plan}"), theme.accent));
+        }
+        if let Some(goal) = &self.goal {
+            spans.push(Span::styled(format!("  {goal}"), theme.accent));
         }
         vec![
             wrap::truncate(Line::from(spans), width),

@@ -177,6 +177,13 @@ pub const BUILTIN_COMMANDS: &[BuiltinCommand] = &[
         true,
         true,
     ),
+    cmd(
+        "goal",
+        "work on a goal until it is done (/goal <objective>|pause|resume|clear|history)",
+        Some("objective, pause, resume, clear or history"),
+        true,
+        true,
+    ),
     cmd("exit", "exit zut", None, true, false),
     cmd("quit", "exit zut", None, true, false),
     // Reserved since the first release, not offered yet.

@@ -345,6 +345,25 @@ pub enum AgentEvent {
         /// The whole plan after the change.
         plan: Vec<crate::plan::PlanStep>,
     },
+    /// The goal changed (`update_goal`, `/goal`, a continuation turn, a
+    /// budget stop). `status` is `cleared` when there is no goal.
+    GoalUpdate {
+        /// active, paused, blocked, done, budget_limited, stalled,
+        /// superseded, or cleared.
+        status: String,
+        /// The objective.
+        objective: String,
+        /// user or manager.
+        owner: String,
+        /// Tokens spent on the goal.
+        tokens_used: u64,
+        /// Its token budget.
+        token_budget: Option<u64>,
+        /// Continuation turns run in this process.
+        continuations: u64,
+        /// Why it stopped, when it did.
+        reason: Option<String>,
+    },
 }
 
 /// Token counts for the `usage` event.

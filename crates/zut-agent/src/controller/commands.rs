@@ -123,6 +123,7 @@ impl Controller {
                     .jail_command(name == "jail", args)
                     .map(CommandOutcome::Done)
             }
+            "goal" => return Ok(CommandOutcome::Queued(self.goal(args, tag))),
             _ => {}
         }
         let host = host.ok_or_else(|| unknown(&name, &[]))?;

@@ -12,6 +12,8 @@ pub(crate) enum Work {
     Compact(Option<String>),
     Reload,
     Session(super::SessionMove),
+    /// `/goal <args>` (`super::goal_loop`).
+    Goal(String),
 }
 
 impl Work {
@@ -21,6 +23,7 @@ impl Work {
             Self::Compact(_) => JobKind::Compact,
             Self::Reload => JobKind::Reload,
             Self::Session(_) => JobKind::Session,
+            Self::Goal(_) => JobKind::Prompt,
         }
     }
 }

@@ -11,6 +11,7 @@
 
 mod commands;
 mod drop_queued;
+mod goal_loop;
 mod handle;
 mod jail;
 mod jobs;

@@ -132,7 +132,15 @@ async fn run_job(
             }
         };
     }
+    // Goal continuations give way to queued work (crate::goals).
+    if agent.work_waiting.is_none() {
+        let shared = shared.clone();
+        agent.work_waiting = Some(Arc::new(move || !shared.lock().queue.is_empty()));
+    }
     match work {
+        Work::Goal(args) => {
+            JobOutcome::Prompt(super::goal_loop::run(agent, &args, cancel, &mut sink).await)
+        }
         Work::Prompt(parts) => {
             let context = std::mem::take(&mut shared.lock().user_context);
             if !context.is_empty() {

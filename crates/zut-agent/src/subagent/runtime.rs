@@ -848,10 +848,17 @@ pub fn child_config(
     c.cwd = cwd.to_path_buf();
     c.system.cwd = cwd.to_path_buf();
     c.confirm_tools = parent.confirm_tools;
+    // Children cannot spawn, schedule prompts into the parent's session
+    // or run goals of their own (docs/goals.md).
+    let not_for_children = [
+        crate::subagent::tool::TOOL_NAME,
+        crate::schedule::SCHEDULE_TOOL,
+        crate::goals::GOAL_TOOL,
+    ];
     let inherited: Vec<String> = parent
         .builtin_tools
         .iter()
-        .filter(|t| t.as_str() != crate::subagent::tool::TOOL_NAME)
+        .filter(|t| !not_for_children.contains(&t.as_str()))
         .cloned()
         .collect();
     c.builtin_tools = inherited.clone();

@@ -64,6 +64,20 @@ impl Output {
         match ev {
             AgentEvent::Usage(u) => st.usage.add(&u.this),
             AgentEvent::TurnStart { step } => st.steps = *step,
+            // Goal continuations and stops are never silent (issue 24).
+            AgentEvent::GoalUpdate {
+                status,
+                continuations,
+                reason,
+                ..
+            } if self.mode != Mode::Json => match (status.as_str(), reason) {
+                ("active", _) if *continuations > 0 => {
+                    crate::errln!("zut: goal continuation {continuations}")
+                }
+                ("active", _) => {}
+                (status, Some(reason)) => crate::errln!("zut: goal {status}: {reason}"),
+                (status, None) => crate::errln!("zut: goal {status}"),
+            },
             _ => {}
         }
         if self.mode != Mode::Json && Self::notice(ev) {

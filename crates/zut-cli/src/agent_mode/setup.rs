@@ -109,6 +109,14 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
         agent.max_steps = n;
     }
     agent.long_session.repetition_guard = !args.no_repetition_guard;
+    if let Some(g) = settings.config_file.as_ref().map(|c| &c.goals) {
+        if let Some(t) = g.max_token_budget {
+            agent.goals.tokens = t;
+        }
+        if let Some(m) = g.max_minutes {
+            agent.goals.time = std::time::Duration::from_secs(m.saturating_mul(60));
+        }
+    }
     agent.system.system_prompt = args.system_prompt.clone();
     agent.system.append = args.append_system_prompt.clone();
     if args.orchestrate {
