@@ -47,7 +47,7 @@ pub fn run(argv: &[String]) -> i32 {
     }
 }
 
-fn home_root() -> std::path::PathBuf {
+pub(crate) fn home_root() -> std::path::PathBuf {
     let home = ZutHome::from_env();
     if home.root().is_absolute() {
         home.root().to_path_buf()

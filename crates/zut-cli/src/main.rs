@@ -5,6 +5,7 @@ mod acp_mode;
 mod agent_mode;
 mod agents_cmd;
 mod args;
+mod auth_cmd;
 mod builtin_names;
 mod config_cmd;
 mod rpc_mode;
@@ -41,7 +42,7 @@ fn main() -> ExitCode {
 }
 
 /// Subcommand routing happens before flag parsing (cli.md §1): `ext`,
-/// `update`, `session`, `skills`, `config`, `mcp`, then the normal flag parser; `zut rpc …` becomes `zut --rpc …`.
+/// `update`, `session`, `skills`, `config`, `auth`, `mcp`, then the normal flag parser; `zut rpc …` becomes `zut --rpc …`.
 fn route(mut argv: Vec<String>) -> i32 {
     match argv.first().map(String::as_str) {
         Some("ext") => zut_ext_manage::run_ext(&argv[1..], &builtin_names::builtins()),
@@ -50,6 +51,7 @@ fn route(mut argv: Vec<String>) -> i32 {
         Some("skills") => skills_cmd::run(&argv[1..]),
         Some("agents") => agents_cmd::run(&argv[1..]),
         Some("config") => config_cmd::run(&argv[1..]),
+        Some("auth") => auth_cmd::run(&argv[1..]),
         Some("acp") => acp_mode::run(&argv[1..]),
         Some("mcp") => zut_mcp::cli::run(&argv[1..]),
         Some("rpc") => {
