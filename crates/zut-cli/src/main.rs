@@ -8,6 +8,7 @@ mod args;
 mod auth_cmd;
 mod builtin_names;
 mod config_cmd;
+mod model_table;
 mod rpc_mode;
 mod sandbox_setup;
 mod session_cmd;
@@ -15,6 +16,7 @@ mod settings;
 mod skills_cmd;
 mod stdio;
 mod tui_mode;
+mod tui_models;
 mod tui_session;
 mod web_setup;
 

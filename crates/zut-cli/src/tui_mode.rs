@@ -426,6 +426,15 @@ async fn run_command(
     skill_config: &zut_agent::AgentConfig,
 ) -> (String, CommandOutcome) {
     let label = format!("/{name}");
+    let home = &skill_config.system.zut_home;
+    if name == "model" {
+        if let Some(outcome) = crate::tui_models::switch(ctrl, home, args, tx) {
+            return (label, outcome);
+        }
+    }
+    if name == "logout" {
+        return (label, crate::tui_models::logout(home, args));
+    }
     let outcome = match ctrl.command(name, args, None).await {
         Err(e) => CommandOutcome::Error(e),
         Ok(Outcome::Queued(job)) => {

@@ -160,4 +160,7 @@ pub enum TuiEvent {
         /// What to do.
         outcome: CommandOutcome,
     },
+    /// The provider changed (`/model <provider>/<id>`); a
+    /// [`TuiEvent::Settings`] with the model follows.
+    Provider(String),
 }

@@ -18,6 +18,7 @@ mod session_moves;
 mod shared;
 mod startup;
 mod state;
+mod switch;
 mod worker;
 
 use std::sync::Arc;
@@ -264,7 +265,10 @@ impl Controller {
         models::check(&st.provider_name, &st.model, model)?;
         let base = match &st.pending.provider {
             Some(p) => p.config().clone(),
-            None => self.shared.base.clone(),
+            None => st
+                .switched
+                .clone()
+                .unwrap_or_else(|| self.shared.base.clone()),
         };
         let mut config = base;
         config.model = model.to_string();

@@ -37,6 +37,9 @@ pub(crate) struct Inner {
     pub(crate) messages: Arc<Vec<Message>>,
     /// Approval requests waiting for the front end's answer, by id.
     pub(crate) approvals: std::collections::BTreeMap<u64, crate::approval::PendingApproval>,
+    /// The provider configuration `/model <provider>/<id>` switched to
+    /// (`None`: the one the conversation started with).
+    pub(crate) switched: Option<zut_providers::ProviderConfig>,
 }
 
 impl Inner {
@@ -104,6 +107,7 @@ impl Shared {
                 usage: UsageCounts::default(),
                 messages: Arc::new(agent.transcript().to_vec()),
                 approvals: Default::default(),
+                switched: None,
             }),
             wake: Notify::new(),
             idle: Notify::new(),

@@ -11,6 +11,7 @@
 //! are built here from what the TUI already knows.
 
 mod keys;
+mod login;
 mod render;
 mod sessions;
 mod theme;
@@ -46,6 +47,10 @@ pub enum PickerKind {
     Skills,
     /// Themes, previewed while moving.
     Theme,
+    /// `/login`: pick a provider, then type its key (masked).
+    Login,
+    /// `/logout`: pick a provider whose stored key to remove.
+    Logout,
 }
 
 impl PickerKind {
@@ -61,6 +66,8 @@ impl PickerKind {
             Self::AllSessions => "sessions",
             Self::Skills => "skills",
             Self::Theme => "theme",
+            Self::Login => "login",
+            Self::Logout => "logout",
         }
     }
 }
@@ -123,8 +130,11 @@ pub struct Picker {
     /// The new title being typed for the selected session (Ctrl+R in the
     /// sessions picker).
     pub rename: Option<String>,
-    /// What Esc goes back to (the theme in use before the preview).
+    /// What Esc goes back to (the theme in use before the preview); the
+    /// provider whose key is typed in the `/login` picker.
     pub origin: String,
+    /// The key being typed in the `/login` picker (drawn masked).
+    pub secret: Option<String>,
 }
 
 impl Picker {
@@ -150,6 +160,10 @@ impl Picker {
                 "↑/↓ pick · enter switch · type to filter · esc cancel"
             }
             PickerKind::Settings => "↑/↓ pick · enter change · esc close",
+            PickerKind::Login => {
+                "↑/↓ pick a provider · enter type its key · type to filter · esc cancel"
+            }
+            PickerKind::Logout => "↑/↓ pick · enter remove its stored key · esc cancel",
         };
         let selected = items.iter().position(|i| i.current).unwrap_or(0);
         Self {
@@ -162,6 +176,7 @@ impl Picker {
             empty: "nothing to pick".into(),
             rename: None,
             origin: String::new(),
+            secret: None,
         }
     }
 
@@ -223,6 +238,13 @@ pub(crate) fn builtin(app: &mut App, name: &str, args: &str) -> Option<Vec<Effec
             return Some(Vec::new());
         }
         "skills" => PickerKind::Skills,
+        "login" => {
+            if let Some(effects) = login::command(app, args) {
+                return Some(effects);
+            }
+            PickerKind::Login
+        }
+        "logout" if args.is_empty() => PickerKind::Logout,
         "theme" | "themes" if args.is_empty() => {
             app.picker = Some(theme::picker(app));
             return Some(Vec::new());
@@ -332,15 +354,26 @@ fn picked(app: &mut App, kind: PickerKind, value: String) -> Vec<Effect> {
             Vec::new()
         }
         PickerKind::Theme => crate::themes::command(app, &value),
-        PickerKind::Sessions | PickerKind::AllSessions | PickerKind::Fork | PickerKind::Tree => {
+        PickerKind::Sessions
+        | PickerKind::AllSessions
+        | PickerKind::Fork
+        | PickerKind::Tree
+        | PickerKind::Login => {
             vec![Effect::Pick { kind, value }]
         }
+        PickerKind::Logout => vec![Effect::Command {
+            name: "logout".into(),
+            args: value,
+        }],
     }
 }
 
 /// A key while a picker is open.
 pub(crate) fn key(app: &mut App, key: &crossterm::event::KeyEvent) -> Vec<Effect> {
     if let Some(effects) = sessions::key(app, key) {
+        return effects;
+    }
+    if let Some(effects) = login::key(app, key) {
         return effects;
     }
     let Some(p) = app.picker.as_mut() else {
@@ -368,7 +401,7 @@ pub(crate) fn key(app: &mut App, key: &crossterm::event::KeyEvent) -> Vec<Effect
 /// A paste while a picker is open goes into the filter.
 pub(crate) fn paste(app: &mut App, text: &str) {
     if let Some(p) = app.picker.as_mut() {
-        if sessions::paste(p, text) {
+        if sessions::paste(p, text) || login::paste(p, text) {
             return;
         }
         p.query.push_str(

@@ -1,0 +1,198 @@
+//! The interactive mode's `/model` across providers, `/login` and
+//! `/logout`, conversation side: the pickers' rows, switching to another
+//! provider's model (its key, base URL and headers resolved as a run with
+//! `--provider P --model M` would; the conversation is kept), and checking
+//! and saving a typed key. Details: docs/tui.md, docs/config.md.
+
+use std::path::Path;
+
+use tokio::sync::mpsc;
+use zut_tui::pickers::{Picker, PickerItem, PickerKind};
+use zut_tui::{CommandOutcome, TuiEvent};
+
+/// `/model`: every model of the providers with a key (and the one in use),
+/// as `provider/id` with context window, prices and reasoning.
+pub fn model_picker(ctrl: &zut_agent::Controller, home: &Path) -> Picker {
+    let st = ctrl.state();
+    let models = zut_config::ModelsFile::load(&zut_config::ModelsFile::path_in(home))
+        .ok()
+        .flatten();
+    let mut rows = crate::model_table::available(home, models.as_ref(), &st.provider);
+    if !rows
+        .iter()
+        .any(|r| r.provider == st.provider && r.id == st.model)
+    {
+        let mut current = crate::model_table::all(None)
+            .into_iter()
+            .find(|r| r.provider == st.provider && r.id == st.model)
+            .unwrap_or(crate::model_table::ModelRow {
+                provider: st.provider.clone(),
+                id: st.model.clone(),
+                context: 0,
+                output: 0,
+                reasoning: false,
+                price: None,
+                source: String::new(),
+            });
+        current.source = "in use".into();
+        rows.insert(0, current);
+    }
+    let items = rows
+        .iter()
+        .map(|r| {
+            PickerItem::new(r.full_id(), r.full_id())
+                .detail(r.detail())
+                .current(r.provider == st.provider && r.id == st.model)
+        })
+        .collect();
+    let mut p = Picker::new(PickerKind::Model, "model", items)
+        .empty_text("no model: store a key with /login, or list models in models.json");
+    p.hint = "↑/↓ pick · enter switch (the conversation is kept) · type to filter · esc".into();
+    p
+}
+
+/// `/login`: every provider, with where its key comes from now.
+pub fn login_picker(home: &Path) -> Picker {
+    let rows = crate::auth_cmd::rows(home).unwrap_or_default();
+    let items = rows
+        .into_iter()
+        .filter(|r| r.source != "not needed" && !r.source.starts_with("cloud"))
+        .map(|r| PickerItem::new(r.provider.clone(), r.provider).detail(r.source))
+        .collect();
+    Picker::new(PickerKind::Login, "login", items)
+}
+
+/// `/logout`: the providers with a stored key or key command.
+pub fn logout_picker(home: &Path) -> Result<Picker, String> {
+    let stored = zut_providers::credentials::list(home).map_err(|e| e.to_string())?;
+    let items = stored
+        .into_iter()
+        .map(|(provider, s)| {
+            let what = match s {
+                zut_providers::credentials::Stored::Key(_) => "key in auth.json".to_string(),
+                zut_providers::credentials::Stored::Command(Ok(c)) => {
+                    format!("api_key_command ({})", c.program)
+                }
+                zut_providers::credentials::Stored::Command(Err(_)) => {
+                    "api_key_command (invalid)".to_string()
+                }
+            };
+            PickerItem::new(provider.clone(), provider).detail(what)
+        })
+        .collect();
+    Ok(Picker::new(PickerKind::Logout, "logout", items).empty_text("no key stored in auth.json"))
+}
+
+/// A key typed in the `/login` dialog (`provider\nkey`): checked with the
+/// provider's model list, saved only if accepted. The outcome comes back
+/// as a status line (never with the key).
+pub async fn login_pick(
+    ctrl: &zut_agent::Controller,
+    home: &Path,
+    value: &str,
+    tx: &mpsc::UnboundedSender<TuiEvent>,
+) {
+    let (provider, key) = value.split_once('\n').unwrap_or((value, ""));
+    // The provider in use keeps the base URL it was started with.
+    let start = ctrl.start_config();
+    let base = (zut_providers::preset(provider).map_or(provider, |p| p.id) == start.provider)
+        .then_some(start.base_url.as_str());
+    let outcome = match crate::auth_cmd::login(home, provider, key, base, true).await {
+        Ok(message) => CommandOutcome::Status(format!("✓ {message}")),
+        Err(e) => CommandOutcome::Error(e),
+    };
+    let _ = tx.send(TuiEvent::CommandDone {
+        label: "/login".into(),
+        outcome,
+    });
+}
+
+/// `/logout <provider>`.
+pub fn logout(home: &Path, args: &str) -> CommandOutcome {
+    let provider = args.trim();
+    if provider.is_empty() {
+        return CommandOutcome::Error("/logout <provider>".into());
+    }
+    match crate::auth_cmd::logout(home, provider) {
+        Ok(m) => CommandOutcome::Status(m),
+        Err(e) => CommandOutcome::Error(e),
+    }
+}
+
+/// `/model <provider>/<id>` for another provider (or the one in use, by
+/// its full name): resolves and switches. `None` leaves `args` to the
+/// controller's `/model <id>` (a model of the provider in use, including
+/// ids with a `/` like OpenRouter's).
+pub fn switch(
+    ctrl: &zut_agent::Controller,
+    home: &Path,
+    args: &str,
+    tx: &mpsc::UnboundedSender<TuiEvent>,
+) -> Option<CommandOutcome> {
+    let args = args.trim();
+    let (prefix, model) = args.split_once('/')?;
+    let st = ctrl.state();
+    let models = zut_config::ModelsFile::load(&zut_config::ModelsFile::path_in(home))
+        .ok()
+        .flatten();
+    // A model of the provider in use wins (`anthropic/claude-…` on OpenRouter).
+    let listed_here = crate::model_table::all(models.as_ref())
+        .iter()
+        .any(|r| r.provider == st.provider && r.id == args);
+    if listed_here {
+        return None;
+    }
+    let provider = match zut_providers::preset(prefix) {
+        Some(p) => p.id.to_string(),
+        None => models.as_ref()?.provider(prefix)?.name.clone(),
+    };
+    if model.trim().is_empty() {
+        return Some(CommandOutcome::Error(format!(
+            "/model {args}: no model id after {provider}/"
+        )));
+    }
+    let result = if provider == st.provider {
+        ctrl.set_model(model).map(|m| format!("{provider}/{m}"))
+    } else {
+        resolve(ctrl, home, &provider, model).and_then(|c| ctrl.switch_provider(c))
+    };
+    Some(match result {
+        Ok(label) => {
+            let st = ctrl.state();
+            let _ = tx.send(TuiEvent::Provider(st.provider));
+            let _ = tx.send(TuiEvent::Settings {
+                model: st.model,
+                reasoning: st.reasoning,
+            });
+            CommandOutcome::Status(format!("model: {label} (the conversation is kept)"))
+        }
+        Err(e) => CommandOutcome::Error(e),
+    })
+}
+
+/// The configuration of `provider` with `model`: the one the run started
+/// with when it is that provider, else resolved from the environment and
+/// the files (as `zut --provider P --model M` would).
+fn resolve(
+    ctrl: &zut_agent::Controller,
+    home: &Path,
+    provider: &str,
+    model: &str,
+) -> Result<zut_providers::ProviderConfig, String> {
+    let start = ctrl.start_config();
+    if start.provider == provider {
+        let mut c = start;
+        c.model = model.to_string();
+        return Ok(c);
+    }
+    let flags = zut_config::Flags {
+        provider: Some(provider.to_string()),
+        model: Some(model.to_string()),
+        ..zut_config::Flags::default()
+    };
+    let env = |k: &str| std::env::var(k).ok();
+    let settings = zut_config::load(&flags, &env, home).map_err(|e| e.to_string())?;
+    settings
+        .provider
+        .map_err(|e| format!("cannot switch to {provider}/{model}: {e}"))
+}
