@@ -151,7 +151,8 @@ pub fn list_models(args: &GlobalArgs) -> i32 {
             return 1;
         }
     };
-    let rows = crate::model_table::all(settings.models_file.as_ref());
+    let cache = crate::discovery::load(&home);
+    let rows = crate::model_table::all(settings.models_file.as_ref(), Some(&cache));
     let mut out = crate::model_table::table(&rows);
     if let Ok(p) = &settings.provider {
         let _ = writeln!(

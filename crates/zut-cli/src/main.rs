@@ -8,6 +8,7 @@ mod args;
 mod auth_cmd;
 mod builtin_names;
 mod config_cmd;
+mod discovery;
 mod model_table;
 mod rpc_mode;
 mod sandbox_setup;

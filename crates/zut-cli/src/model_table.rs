@@ -70,8 +70,47 @@ fn money(v: f64) -> String {
 }
 
 /// Every model of every provider (presets in preset order, then the
-/// custom providers of models.json).
-pub fn all(models: Option<&ModelsFile>) -> Vec<ModelRow> {
+/// custom providers of models.json), with the discovered ones of `cache`
+/// that are not listed otherwise.
+pub fn all(models: Option<&ModelsFile>, cache: Option<&crate::discovery::Cache>) -> Vec<ModelRow> {
+    let mut out = listed(models);
+    let Some(cache) = cache else {
+        return out;
+    };
+    for (provider, entry) in &cache.providers {
+        let known: std::collections::HashSet<&str> = out
+            .iter()
+            .filter(|r| &r.provider == provider)
+            .map(|r| r.id.as_str())
+            .collect();
+        let mut found: Vec<ModelRow> = entry
+            .models
+            .iter()
+            .filter(|m| !known.contains(m.id.as_str()))
+            .map(|m| {
+                let mut r = row_for(provider, &m.id, "discovered");
+                if let Some(c) = m.context_window.filter(|c| *c > 0) {
+                    r.context = c;
+                }
+                if let Some(o) = m.max_output.filter(|o| *o > 0) {
+                    r.output = o;
+                }
+                r
+            })
+            .collect();
+        // After the provider's other rows.
+        let at = out
+            .iter()
+            .rposition(|r| &r.provider == provider)
+            .map_or(out.len(), |i| i + 1);
+        let tail = out.split_off(at);
+        out.append(&mut found);
+        out.extend(tail);
+    }
+    out
+}
+
+fn listed(models: Option<&ModelsFile>) -> Vec<ModelRow> {
     let catalog = zut_providers::catalog::catalog();
     let mut out: Vec<ModelRow> = Vec::new();
     for p in zut_providers::PRESETS {
@@ -167,7 +206,7 @@ pub fn available(home: &Path, models: Option<&ModelsFile>, current: &str) -> Vec
         .filter(|r| r.ready)
         .map(|r| r.provider)
         .collect();
-    all(models)
+    all(models, Some(&crate::discovery::load(home)))
         .into_iter()
         .filter(|r| !r.id.starts_with('('))
         .filter(|r| r.provider == current || ready.contains(&r.provider))
@@ -219,7 +258,7 @@ mod tests {
 
     #[test]
     fn catalog_rows_carry_prices_and_the_default_comes_first() {
-        let rows = all(None);
+        let rows = all(None, None);
         let sonnet = rows
             .iter()
             .find(|r| r.provider == "anthropic" && r.id == "claude-sonnet-4-5")

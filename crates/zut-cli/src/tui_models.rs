@@ -22,7 +22,7 @@ pub fn model_picker(ctrl: &zut_agent::Controller, home: &Path) -> Picker {
         .iter()
         .any(|r| r.provider == st.provider && r.id == st.model)
     {
-        let mut current = crate::model_table::all(None)
+        let mut current = crate::model_table::all(None, None)
             .into_iter()
             .find(|r| r.provider == st.provider && r.id == st.model)
             .unwrap_or(crate::model_table::ModelRow {
@@ -136,7 +136,7 @@ pub fn switch(
         .ok()
         .flatten();
     // A model of the provider in use wins (`anthropic/claude-…` on OpenRouter).
-    let listed_here = crate::model_table::all(models.as_ref())
+    let listed_here = crate::model_table::all(models.as_ref(), Some(&crate::discovery::load(home)))
         .iter()
         .any(|r| r.provider == st.provider && r.id == args);
     if listed_here {
@@ -152,7 +152,10 @@ pub fn switch(
         )));
     }
     let result = if provider == st.provider {
-        ctrl.set_model(model).map(|m| format!("{provider}/{m}"))
+        // Any model of the provider in use (catalog, discovered, typed).
+        let mut c = ctrl.current_config();
+        c.model = model.trim().to_string();
+        ctrl.switch_provider(c)
     } else {
         resolve(ctrl, home, &provider, model).and_then(|c| ctrl.switch_provider(c))
     };
