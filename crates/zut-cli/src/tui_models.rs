@@ -37,12 +37,17 @@ pub fn model_picker(ctrl: &zut_agent::Controller, home: &Path) -> Picker {
         current.source = "in use".into();
         rows.insert(0, current);
     }
+    picker_of(&rows, &st.provider, &st.model)
+}
+
+/// The `/model` picker over `rows`, `provider`/`model` marked current.
+fn picker_of(rows: &[crate::model_table::ModelRow], provider: &str, model: &str) -> Picker {
     let items = rows
         .iter()
         .map(|r| {
             PickerItem::new(r.full_id(), r.full_id())
                 .detail(r.detail())
-                .current(r.provider == st.provider && r.id == st.model)
+                .current(r.provider == provider && r.id == model)
         })
         .collect();
     let mut p = Picker::new(PickerKind::Model, "model", items)
@@ -198,4 +203,57 @@ fn resolve(
     settings
         .provider
         .map_err(|e| format!("cannot switch to {provider}/{model}: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn screen(p: &Picker) -> String {
+        let theme = zut_tui::theme::Theme::new(zut_tui::theme::ColorDepth::None);
+        zut_tui::pickers::rows(p, 90, 14, &theme)
+            .iter()
+            .map(|l| {
+                l.spans
+                    .iter()
+                    .map(|s| s.content.as_ref())
+                    .collect::<String>()
+                    .trim_end()
+                    .to_string()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn model_picker_lists_providers_with_context_price_and_reasoning() {
+        // Catalog models of two providers with keys, and a models.json
+        // model without a price.
+        let mut rows: Vec<_> = crate::model_table::all(None, None)
+            .into_iter()
+            .filter(|r| {
+                matches!(
+                    (r.provider.as_str(), r.id.as_str()),
+                    ("anthropic", "claude-sonnet-4-5")
+                        | ("anthropic", "claude-haiku-4-5")
+                        | ("openai", "gpt-5")
+                        | ("openai", "gpt-4.1")
+                )
+            })
+            .collect();
+        rows.push(crate::model_table::ModelRow {
+            provider: "my-company".into(),
+            id: "company-llm".into(),
+            context: 32_000,
+            output: 0,
+            reasoning: false,
+            price: None,
+            source: "models.json, openai".into(),
+        });
+        let mut p = picker_of(&rows, "anthropic", "claude-sonnet-4-5");
+        insta::assert_snapshot!("model_picker", screen(&p));
+        p.query = "openai".into();
+        insta::assert_snapshot!("model_picker_filtered", screen(&p));
+    }
 }
