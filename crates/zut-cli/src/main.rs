@@ -10,6 +10,7 @@ mod builtin_names;
 mod config_cmd;
 mod discovery;
 mod model_table;
+mod resume_model;
 mod rpc_mode;
 mod sandbox_setup;
 mod session_cmd;

@@ -238,9 +238,13 @@ pub fn run(args: &GlobalArgs) -> i32 {
         Err(e) => return fail(&e),
     };
     let (tx, ev_rx) = mpsc::unbounded_channel();
-    // A resumed conversation is painted before extensions start.
+    // A resumed conversation is painted before extensions start, and goes
+    // on with the model it last used.
     if let Some(snap) = &conv.resumed {
         replay(snap, &tx);
+        if !crate::resume_model::explicit(args) {
+            crate::tui_models::restored(&conv.controller, &snap.meta, &zut_home, &tx);
+        }
     }
     let place = Place {
         zut_home,

@@ -178,6 +178,32 @@ pub fn switch(
     })
 }
 
+/// After a resume: the session's provider and model (see
+/// [`crate::resume_model`]), the status bar told; a warning line when
+/// they are not available.
+pub fn restored(
+    ctrl: &zut_agent::Controller,
+    meta: &zut_session::Meta,
+    home: &Path,
+    tx: &mpsc::UnboundedSender<TuiEvent>,
+) {
+    match crate::resume_model::restore(ctrl, meta, home) {
+        Ok(Some(label)) => {
+            let st = ctrl.state();
+            let _ = tx.send(TuiEvent::Provider(st.provider));
+            let _ = tx.send(TuiEvent::Settings {
+                model: st.model,
+                reasoning: st.reasoning,
+            });
+            let _ = tx.send(TuiEvent::Info(format!("model: {label} (the session's)")));
+        }
+        Ok(None) => {}
+        Err(w) => {
+            let _ = tx.send(TuiEvent::Info(w));
+        }
+    }
+}
+
 /// The configuration of `provider` with `model`: the one the run started
 /// with when it is that provider, else resolved from the environment and
 /// the files (as `zut --provider P --model M` would).

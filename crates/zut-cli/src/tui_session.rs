@@ -418,6 +418,9 @@ pub async fn pick(
         crate::tui_mode::shown_path(&path)
     )));
     crate::tui_mode::replay(&snap, tx);
+    if matches!(kind, PickerKind::Sessions | PickerKind::AllSessions) {
+        crate::tui_models::restored(ctrl, &snap.meta, &snapshot.zut_home, tx);
+    }
     if let Some(text) = edit {
         let _ = tx.send(TuiEvent::CommandDone {
             label,

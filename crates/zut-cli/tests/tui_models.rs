@@ -92,6 +92,26 @@ async fn model_picker_switches_provider_and_keeps_the_conversation() {
     let body = req.body.to_string();
     assert!(body.contains("remember the word kiwi"), "{body}");
     assert!(body.contains("First answer from Claude."), "{body}");
+    // The switch is in the session file (a repeated meta row), so a
+    // resume goes on with it.
+    let mut files = Vec::new();
+    for d in std::fs::read_dir(env.home.join("sessions"))
+        .unwrap()
+        .flatten()
+    {
+        for f in std::fs::read_dir(d.path()).unwrap().flatten() {
+            files.push(f.path());
+        }
+    }
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    let last_meta: Value = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == "meta")
+        .last()
+        .unwrap();
+    assert_eq!(last_meta["meta"]["provider"], "openai", "{text}");
+    assert_eq!(last_meta["meta"]["model"], "gpt-5-mini");
 
     // Back by its full name: the run's own flags (base URL, key) again.
     t.typ("/model anthropic/test-model");
