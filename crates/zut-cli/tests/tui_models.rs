@@ -106,9 +106,9 @@ async fn model_picker_switches_provider_and_keeps_the_conversation() {
     let text = std::fs::read_to_string(&files[0]).unwrap();
     let last_meta: Value = text
         .lines()
+        .rev()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|v| v["type"] == "meta")
-        .last()
+        .find(|v| v["type"] == "meta")
         .unwrap();
     assert_eq!(last_meta["meta"]["provider"], "openai", "{text}");
     assert_eq!(last_meta["meta"]["model"], "gpt-5-mini");
