@@ -135,6 +135,12 @@ pub fn switch(
     tx: &mpsc::UnboundedSender<TuiEvent>,
 ) -> Option<CommandOutcome> {
     let args = args.trim();
+    if let Some(n) = args.strip_prefix("slot:") {
+        return Some(match quick_slot(home, n) {
+            Ok(target) => switch(ctrl, home, &target, tx)?,
+            Err(e) => CommandOutcome::Error(e),
+        });
+    }
     let (prefix, model) = args.split_once('/')?;
     let st = ctrl.state();
     let models = zut_config::ModelsFile::load(&zut_config::ModelsFile::path_in(home))
@@ -176,6 +182,40 @@ pub fn switch(
         }
         Err(e) => CommandOutcome::Error(e),
     })
+}
+
+/// `provider/model` of quick-model slot `n` (1 to 9): config.json's
+/// `quick_model_shortcuts`, an array of `{"provider", "model"}` (the Go
+/// original's; slot 1 first, `null` for an empty slot).
+pub fn quick_slot(home: &Path, n: &str) -> Result<String, String> {
+    let path = zut_config::ConfigFile::path_in(home);
+    let at = |what: String| format!("{}: quick_model_shortcuts: {what}", path.display());
+    let slot: usize = n
+        .parse()
+        .ok()
+        .filter(|n| (1..=9).contains(n))
+        .ok_or_else(|| at(format!("no slot {n:?}")))?;
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    let entry = value
+        .get("quick_model_shortcuts")
+        .and_then(|v| v.as_array())
+        .and_then(|a| a.get(slot - 1))
+        .filter(|v| !v.is_null());
+    let Some(entry) = entry else {
+        return Err(at(format!(
+            "slot {slot} is empty (set it to {{\"provider\": \"…\", \"model\": \"…\"}})"
+        )));
+    };
+    let field = |k: &str| {
+        entry
+            .get(k)
+            .and_then(|v| v.as_str())
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .ok_or_else(|| at(format!("[{}].{k}: expected a string", slot - 1)))
+    };
+    Ok(format!("{}/{}", field("provider")?, field("model")?))
 }
 
 /// After a resume: the session's provider and model (see
@@ -250,6 +290,30 @@ mod tests {
             })
             .collect::<Vec<_>>()
             .join("\n")
+    }
+
+    #[test]
+    fn quick_model_slots_come_from_config_json() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("config.json"),
+            r#"{"quick_model_shortcuts": [{"provider": "openai", "model": "gpt-5-mini"}, null,
+                {"provider": "anthropic"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(quick_slot(dir.path(), "1").unwrap(), "openai/gpt-5-mini");
+        assert!(quick_slot(dir.path(), "2")
+            .unwrap_err()
+            .contains("slot 2 is empty"));
+        let e = quick_slot(dir.path(), "3").unwrap_err();
+        assert!(
+            e.contains("config.json: quick_model_shortcuts: [2].model"),
+            "{e}"
+        );
+        assert!(quick_slot(dir.path(), "9")
+            .unwrap_err()
+            .contains("slot 9 is empty"));
+        assert!(quick_slot(dir.path(), "0").is_err());
     }
 
     #[test]

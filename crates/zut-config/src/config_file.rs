@@ -23,6 +23,7 @@ pub const SUPPORTED_KEYS: &[&str] = &[
     "jail_by_default",
     "extension_sandbox",
     "sandbox",
+    "quick_model_shortcuts",
 ];
 
 /// Keys read by `zut-mcp` (docs/mcp.md), not by this crate: never
@@ -40,7 +41,6 @@ pub const GO_ONLY_KEYS: &[&str] = &[
     "fast_mode",
     "tool_render",
     "compact_input",
-    "quick_model_shortcuts",
     "inline_images_enabled",
     "terminal_title_enabled",
     "subagents",

@@ -179,3 +179,34 @@ mod tests {
         assert!(app.picker.is_none());
     }
 }
+
+#[cfg(test)]
+mod quick_model_tests {
+    use super::*;
+    use crossterm::event::KeyEvent;
+
+    #[test]
+    fn ctrl_digit_switches_to_that_slot_when_idle() {
+        let mut app = App::new(
+            crate::theme::Theme::new(crate::theme::ColorDepth::None),
+            (80, 24),
+            crate::status::Status::default(),
+            crate::history::History::load(None),
+        );
+        let ctrl3 = KeyEvent::new(KeyCode::Char('3'), KeyModifiers::CONTROL);
+        let effects = app.key(&ctrl3, std::time::Instant::now());
+        assert!(matches!(
+            effects.as_slice(),
+            [Effect::Command { name, args }] if name == "model" && args == "slot:3"
+        ));
+        assert!(app.editor.is_empty());
+        // A plain digit is typed; a running turn defers the shortcut.
+        app.key(
+            &KeyEvent::new(KeyCode::Char('3'), KeyModifiers::NONE),
+            std::time::Instant::now(),
+        );
+        assert!(!app.editor.is_empty());
+        app.busy = true;
+        assert!(app.key(&ctrl3, std::time::Instant::now()).is_empty());
+    }
+}

@@ -416,3 +416,19 @@ pub(crate) fn paste(app: &mut App, text: &str) {
 }
 
 pub use render::rows;
+
+/// Ctrl+1..9: the model of that quick-model slot (`/model slot:N`, which
+/// the conversation side resolves from config.json); not while a turn runs.
+pub(crate) fn quick_model(app: &mut App, key: &crossterm::event::KeyEvent) -> Vec<Effect> {
+    let Some(n) = crate::keymap::quick_model_slot(key) else {
+        return Vec::new();
+    };
+    if app.busy {
+        app.push_note("warn", "model shortcuts wait for the running turn");
+        return Vec::new();
+    }
+    vec![Effect::Command {
+        name: "model".into(),
+        args: format!("slot:{n}"),
+    }]
+}
