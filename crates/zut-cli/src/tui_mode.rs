@@ -237,6 +237,7 @@ pub fn run(args: &GlobalArgs) -> i32 {
         Ok(c) => c,
         Err(e) => return fail(&e),
     };
+    crate::tui_models::install_resolver(&conv.controller, &zut_home);
     let (tx, ev_rx) = mpsc::unbounded_channel();
     // A resumed conversation is painted before extensions start, and goes
     // on with the model it last used.

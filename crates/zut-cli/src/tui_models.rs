@@ -141,35 +141,8 @@ pub fn switch(
             Err(e) => CommandOutcome::Error(e),
         });
     }
-    let (prefix, model) = args.split_once('/')?;
-    let st = ctrl.state();
-    let models = zut_config::ModelsFile::load(&zut_config::ModelsFile::path_in(home))
-        .ok()
-        .flatten();
-    // A model of the provider in use wins (`anthropic/claude-…` on OpenRouter).
-    let listed_here = crate::model_table::all(models.as_ref(), Some(&crate::discovery::load(home)))
-        .iter()
-        .any(|r| r.provider == st.provider && r.id == args);
-    if listed_here {
-        return None;
-    }
-    let provider = match zut_providers::preset(prefix) {
-        Some(p) => p.id.to_string(),
-        None => models.as_ref()?.provider(prefix)?.name.clone(),
-    };
-    if model.trim().is_empty() {
-        return Some(CommandOutcome::Error(format!(
-            "/model {args}: no model id after {provider}/"
-        )));
-    }
-    let result = if provider == st.provider {
-        // Any model of the provider in use (catalog, discovered, typed).
-        let mut c = ctrl.current_config();
-        c.model = model.trim().to_string();
-        ctrl.switch_provider(c)
-    } else {
-        resolve(ctrl, home, &provider, model).and_then(|c| ctrl.switch_provider(c))
-    };
+    let target = target_config(home, &ctrl.start_config(), &ctrl.current_config(), args)?;
+    let result = target.and_then(|c| ctrl.switch_provider(c));
     Some(match result {
         Ok(label) => {
             let st = ctrl.state();
@@ -244,31 +217,73 @@ pub fn restored(
     }
 }
 
-/// The configuration of `provider` with `model`: the one the run started
-/// with when it is that provider, else resolved from the environment and
-/// the files (as `zut --provider P --model M` would).
-fn resolve(
-    ctrl: &zut_agent::Controller,
+/// What `/model <provider>/<id>` switches to, given the run's starting
+/// configuration and the one in use: `None` when `args` is not
+/// `<provider>/<id>` of a known provider, or is a model of the provider in
+/// use (`anthropic/claude-…` on OpenRouter) — the controller's own
+/// `/model <id>` handles it. Another provider is resolved as `zut
+/// --provider P --model M` would (the run's own flags when it is the run's
+/// provider).
+pub fn target_config(
     home: &Path,
-    provider: &str,
-    model: &str,
-) -> Result<zut_providers::ProviderConfig, String> {
-    let start = ctrl.start_config();
-    if start.provider == provider {
-        let mut c = start;
+    start: &zut_providers::ProviderConfig,
+    current: &zut_providers::ProviderConfig,
+    args: &str,
+) -> Option<Result<zut_providers::ProviderConfig, String>> {
+    let args = args.trim();
+    let (prefix, model) = args.split_once('/')?;
+    let models = zut_config::ModelsFile::load(&zut_config::ModelsFile::path_in(home))
+        .ok()
+        .flatten();
+    let listed_here = crate::model_table::all(models.as_ref(), Some(&crate::discovery::load(home)))
+        .iter()
+        .any(|r| r.provider == current.provider && r.id == args);
+    if listed_here {
+        return None;
+    }
+    let provider = match zut_providers::preset(prefix) {
+        Some(p) => p.id.to_string(),
+        None => models.as_ref()?.provider(prefix)?.name.clone(),
+    };
+    let model = model.trim();
+    if model.is_empty() {
+        return Some(Err(format!("/model {args}: no model id after {provider}/")));
+    }
+    let from = |c: &zut_providers::ProviderConfig| {
+        let mut c = c.clone();
         c.model = model.to_string();
-        return Ok(c);
+        Ok(c)
+    };
+    if provider == current.provider {
+        // Any model of the provider in use (catalog, discovered, typed).
+        return Some(from(current));
+    }
+    if provider == start.provider {
+        return Some(from(start));
     }
     let flags = zut_config::Flags {
-        provider: Some(provider.to_string()),
+        provider: Some(provider.clone()),
         model: Some(model.to_string()),
         ..zut_config::Flags::default()
     };
     let env = |k: &str| std::env::var(k).ok();
-    let settings = zut_config::load(&flags, &env, home).map_err(|e| e.to_string())?;
-    settings
-        .provider
-        .map_err(|e| format!("cannot switch to {provider}/{model}: {e}"))
+    Some(
+        zut_config::load(&flags, &env, home)
+            .map_err(|e| e.to_string())
+            .and_then(|s| {
+                s.provider
+                    .map_err(|e| format!("cannot switch to {provider}/{model}: {e}"))
+            }),
+    )
+}
+
+/// Installs [`target_config`] in `ctrl`, so `/model <provider>/<id>` and
+/// RPC `set_model` switch provider in every mode.
+pub fn install_resolver(ctrl: &zut_agent::Controller, home: &Path) {
+    let (home, start) = (home.to_path_buf(), ctrl.start_config());
+    ctrl.set_model_resolver(std::sync::Arc::new(move |current, arg| {
+        target_config(&home, &start, current, arg)
+    }));
 }
 
 #[cfg(test)]

@@ -261,6 +261,9 @@ impl Controller {
     /// be built.
     pub fn set_model(&self, model: &str) -> Result<String, String> {
         let model = model.trim();
+        if let Some(switched) = self.resolve_model(model) {
+            return switched;
+        }
         let mut st = self.shared.lock();
         models::check(&st.provider_name, &st.model, model)?;
         let base = match &st.pending.provider {

@@ -85,6 +85,9 @@ pub(crate) struct Shared {
     pub(crate) wake: Notify,
     /// Signalled when the worker has nothing left to do.
     pub(crate) idle: Notify,
+    /// Resolves `/model <provider>/<id>` to another provider's
+    /// configuration (set by the front end, which knows the files).
+    pub(crate) resolver: std::sync::OnceLock<super::switch::ModelResolver>,
 }
 
 impl Shared {
@@ -111,6 +114,7 @@ impl Shared {
             }),
             wake: Notify::new(),
             idle: Notify::new(),
+            resolver: std::sync::OnceLock::new(),
         }
     }
 

@@ -99,6 +99,7 @@ async fn run_prompt(
     for note in &conv.notes {
         crate::errln!("{note}");
     }
+    crate::tui_models::install_resolver(&conv.controller, &home);
     // A resumed session goes on with the model it last used.
     if let (true, Some(snap)) = (restore_model, &conv.resumed) {
         if let Err(w) = crate::resume_model::restore(&conv.controller, &snap.meta, &home) {
