@@ -11,6 +11,7 @@ use zut_providers::ProviderError;
 
 const USAGE: &str = "usage: zut auth list [--json]
        zut auth login <provider> [--base-url URL] [--no-probe]   (reads the key from standard input)
+       zut auth login openrouter --oauth                        (authorize in the browser, OpenRouter's PKCE flow)
        zut auth logout <provider>";
 
 /// How long the key check may take.
@@ -44,10 +45,12 @@ pub fn run(argv: &[String]) -> i32 {
         ["login", provider, rest @ ..] => {
             let mut base_url = None;
             let mut probe = true;
+            let mut oauth = false;
             let mut it = rest.iter();
             while let Some(a) = it.next() {
                 match *a {
                     "--no-probe" => probe = false,
+                    "--oauth" => oauth = true,
                     "--base-url" => match it.next() {
                         Some(u) => base_url = Some(u.to_string()),
                         None => {
@@ -60,6 +63,18 @@ pub fn run(argv: &[String]) -> i32 {
                         return 1;
                     }
                 }
+            }
+            if oauth {
+                return match crate::auth_oauth::login_openrouter(&home, provider) {
+                    Ok(message) => {
+                        crate::stdio::line(&message);
+                        0
+                    }
+                    Err(e) => {
+                        crate::errln!("zut: {e}");
+                        1
+                    }
+                };
             }
             let key = match read_key(provider) {
                 Ok(k) => k,

@@ -6,6 +6,7 @@ mod agent_mode;
 mod agents_cmd;
 mod args;
 mod auth_cmd;
+mod auth_oauth;
 mod builtin_names;
 mod config_cmd;
 mod discovery;

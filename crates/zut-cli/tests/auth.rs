@@ -379,3 +379,108 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// `zut auth login openrouter --oauth` against a local stand-in for
+/// OpenRouter's key exchange: the printed URL carries an S256 challenge
+/// and a localhost callback; the "browser" (this test) follows the
+/// callback with a code; zut exchanges code + verifier and saves the key.
+#[tokio::test]
+async fn openrouter_oauth_pkce_saves_the_exchanged_key() {
+    use std::io::{BufRead as _, BufReader, Read as _};
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::json(
+        200,
+        r#"{"key":"sk-or-v1-from-oauth","user_id":"u1"}"#,
+    ));
+    let mut cmd = zut_cmd(&env, &["auth", "login", "openrouter", "--oauth"]);
+    cmd.env("ZUT_OPENROUTER_AUTH_URL", server.url())
+        .env("ZUT_OAUTH_TIMEOUT_SECS", "20")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (url, rest) = tokio::task::spawn_blocking(move || {
+        let mut lines = BufReader::new(stderr).lines();
+        let url = loop {
+            let l = lines.next().unwrap().unwrap();
+            if l.contains("/auth?callback_url=") {
+                break l;
+            }
+        };
+        (url, lines)
+    })
+    .await
+    .unwrap();
+    assert!(url.starts_with(&format!("{}/auth?", server.url())), "{url}");
+    assert!(url.contains("code_challenge_method=S256"), "{url}");
+    let challenge = url
+        .split("code_challenge=")
+        .nth(1)
+        .unwrap()
+        .split('&')
+        .next()
+        .unwrap()
+        .to_string();
+    let port: u16 = url
+        .split("localhost%3A")
+        .nth(1)
+        .unwrap()
+        .split('%')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    // The browser: a stray favicon request first, then the redirect.
+    let get = move |path: &str| {
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        write!(s, "GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n").unwrap();
+        let mut out = String::new();
+        let _ = s.read_to_string(&mut out);
+        out
+    };
+    let page = tokio::task::spawn_blocking(move || {
+        assert!(get("/favicon.ico").starts_with("HTTP/1.1 404"));
+        get("/callback?code=the-code-42")
+    })
+    .await
+    .unwrap();
+    assert!(page.contains("zut is authorized"), "{page}");
+    let out = tokio::task::spawn_blocking(move || {
+        drop(rest);
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("saved the key for openrouter"), "{stdout}");
+    assert!(!stdout.contains("sk-or-v1-from-oauth"));
+    let req = &server.requests()[0];
+    assert_eq!(req.method, "POST");
+    assert_eq!(req.path, "/api/v1/auth/keys");
+    assert_eq!(req.body["code"], "the-code-42");
+    assert_eq!(req.body["code_challenge_method"], "S256");
+    let verifier = req.body["code_verifier"].as_str().unwrap();
+    assert_eq!(
+        zut_providers::oauth_openrouter::challenge(verifier),
+        challenge
+    );
+    // No other application's identity: zut's own user agent only.
+    assert!(req.header("user-agent").unwrap().starts_with("zut/"));
+    let saved = auth_json(&env);
+    assert_eq!(
+        saved["additional_api_key_creds"]["openrouter"]["api_key"],
+        "sk-or-v1-from-oauth"
+    );
+    assert_eq!(mode(&env.home.join("auth.json")), 0o600);
+    // Only OpenRouter offers it.
+    let r = zut(&env, &["auth", "login", "openai", "--oauth"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("--oauth is offered for openrouter only"),
+        "{}",
+        r.stderr
+    );
+}

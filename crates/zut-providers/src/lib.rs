@@ -28,6 +28,7 @@ mod gemini;
 pub mod key_command;
 mod levels;
 pub mod model_list;
+pub mod oauth_openrouter;
 mod openai;
 pub mod presets;
 mod provider;
