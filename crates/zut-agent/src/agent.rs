@@ -174,6 +174,7 @@ impl Agent {
     /// transcript is kept).
     pub fn set_provider(&mut self, provider: Provider) {
         self.provider = provider;
+        self.record_model();
     }
 
     /// Sets who answers approval requests when

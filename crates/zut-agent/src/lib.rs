@@ -28,6 +28,7 @@ pub mod outcome {
     pub use zut_control::PromptOutcome;
 }
 pub mod session_bridge;
+mod session_model;
 mod session_switch;
 pub mod side_question;
 pub mod skills;

@@ -47,7 +47,7 @@ pub fn run(argv: &[String]) -> i32 {
     }
 }
 
-fn home_root() -> std::path::PathBuf {
+pub(crate) fn home_root() -> std::path::PathBuf {
     let home = ZutHome::from_env();
     if home.root().is_absolute() {
         home.root().to_path_buf()
@@ -139,8 +139,9 @@ pub fn render(s: &Settings, home: &std::path::Path) -> String {
     out
 }
 
-/// `zut --list-models`: every preset with its default model, then every
-/// model of `models.json`, with context windows where known.
+/// `zut --list-models`: every model of every provider — the embedded
+/// catalog, each preset's default, models.json — with context window,
+/// output limit, list prices and reasoning, then the selected one.
 pub fn list_models(args: &GlobalArgs) -> i32 {
     let home = home_root();
     let settings = match crate::settings::load(args, &home) {
@@ -150,71 +151,9 @@ pub fn list_models(args: &GlobalArgs) -> i32 {
             return 1;
         }
     };
-    let mut rows: Vec<(String, String, String, String)> = Vec::new();
-    let models = settings.models_file.as_ref();
-    for p in zut_providers::PRESETS {
-        let entry = models.and_then(|m| m.provider(p.id));
-        let mut ids: Vec<String> = p.default_model.map(str::to_string).into_iter().collect();
-        if let Some(e) = entry {
-            for m in &e.models {
-                if !ids.contains(&m.id) {
-                    ids.push(m.id.clone());
-                }
-            }
-        }
-        if ids.is_empty() {
-            rows.push((
-                p.id.into(),
-                "(pass --model)".into(),
-                "-".into(),
-                "preset".into(),
-            ));
-        }
-        for id in ids {
-            let listed = entry.and_then(|e| e.model(&id));
-            let window = listed
-                .and_then(|m| m.context_window)
-                .or_else(|| zut_agent::compaction::known_context_window(&id));
-            let mut note = String::from("preset");
-            if p.default_model == Some(id.as_str()) {
-                note.push_str(", default");
-            }
-            if listed.is_some() {
-                note.push_str(", models.json");
-            }
-            rows.push((
-                p.id.into(),
-                id,
-                window.map_or("-".into(), |w| w.to_string()),
-                note,
-            ));
-        }
-    }
-    if let Some(m) = models {
-        for p in m.providers.iter().filter(|p| !p.is_preset) {
-            for model in &p.models {
-                let window = model
-                    .context_window
-                    .or_else(|| zut_agent::compaction::known_context_window(&model.id));
-                let note = format!("models.json, {}", p.api.as_str());
-                rows.push((
-                    p.name.clone(),
-                    model.id.clone(),
-                    window.map_or("-".into(), |w| w.to_string()),
-                    note,
-                ));
-            }
-        }
-    }
-    let w0 = rows.iter().map(|r| r.0.len()).max().unwrap_or(8).max(8);
-    let w1 = rows.iter().map(|r| r.1.len()).max().unwrap_or(5).max(5);
-    let mut out = format!(
-        "{:<w0$}  {:<w1$}  {:>8}  source\n",
-        "provider", "model", "context"
-    );
-    for (p, m, w, n) in rows {
-        let _ = writeln!(out, "{p:<w0$}  {m:<w1$}  {w:>8}  {n}");
-    }
+    let cache = crate::discovery::load(&home);
+    let rows = crate::model_table::all(settings.models_file.as_ref(), Some(&cache));
+    let mut out = crate::model_table::table(&rows);
     if let Ok(p) = &settings.provider {
         let _ = writeln!(
             out,

@@ -5,8 +5,13 @@ mod acp_mode;
 mod agent_mode;
 mod agents_cmd;
 mod args;
+mod auth_cmd;
+mod auth_oauth;
 mod builtin_names;
 mod config_cmd;
+mod discovery;
+mod model_table;
+mod resume_model;
 mod rpc_mode;
 mod sandbox_setup;
 mod session_cmd;
@@ -15,6 +20,7 @@ mod skills_cmd;
 mod stdio;
 mod tui_mcp;
 mod tui_mode;
+mod tui_models;
 mod tui_session;
 mod web_setup;
 
@@ -42,7 +48,7 @@ fn main() -> ExitCode {
 }
 
 /// Subcommand routing happens before flag parsing (cli.md §1): `ext`,
-/// `update`, `session`, `skills`, `config`, `mcp`, then the normal flag parser; `zut rpc …` becomes `zut --rpc …`.
+/// `update`, `session`, `skills`, `config`, `auth`, `mcp`, then the normal flag parser; `zut rpc …` becomes `zut --rpc …`.
 fn route(mut argv: Vec<String>) -> i32 {
     match argv.first().map(String::as_str) {
         Some("ext") => zut_ext_manage::run_ext(&argv[1..], &builtin_names::builtins()),
@@ -51,6 +57,7 @@ fn route(mut argv: Vec<String>) -> i32 {
         Some("skills") => skills_cmd::run(&argv[1..]),
         Some("agents") => agents_cmd::run(&argv[1..]),
         Some("config") => config_cmd::run(&argv[1..]),
+        Some("auth") => auth_cmd::run(&argv[1..]),
         Some("acp") => acp_mode::run(&argv[1..]),
         Some("mcp") => zut_mcp::cli::run(&argv[1..]),
         Some("rpc") => {

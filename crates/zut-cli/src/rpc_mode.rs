@@ -71,6 +71,7 @@ async fn serve(
     for note in &conv.notes {
         crate::errln!("zut: {note}");
     }
+    crate::tui_models::install_resolver(&conv.controller, &zut_home);
     // Requests are read once the extensions registered their commands.
     conv.controller.ready().await;
     let conv = zut_rpc::Conversation {

@@ -282,10 +282,15 @@ pub fn run(args: &GlobalArgs) -> i32 {
         Ok(c) => c,
         Err(e) => return fail(&e),
     };
+    crate::tui_models::install_resolver(&conv.controller, &zut_home);
     let (tx, ev_rx) = mpsc::unbounded_channel();
-    // A resumed conversation is painted before extensions start.
+    // A resumed conversation is painted before extensions start, and goes
+    // on with the model it last used.
     if let Some(snap) = &conv.resumed {
         replay(snap, &tx);
+        if !crate::resume_model::explicit(args) {
+            crate::tui_models::restored(&conv.controller, &snap.meta, &zut_home, &tx);
+        }
     }
     let place = Place {
         zut_home,
@@ -487,6 +492,15 @@ async fn run_command(
     skill_config: &zut_agent::AgentConfig,
 ) -> (String, CommandOutcome) {
     let label = format!("/{name}");
+    let home = &skill_config.system.zut_home;
+    if name == "model" {
+        if let Some(outcome) = crate::tui_models::switch(ctrl, home, args, tx) {
+            return (label, outcome);
+        }
+    }
+    if name == "logout" {
+        return (label, crate::tui_models::logout(home, args));
+    }
     let outcome = match ctrl.command(name, args, None).await {
         Err(e) => CommandOutcome::Error(e),
         Ok(Outcome::Queued(job)) if name == "goal" => {

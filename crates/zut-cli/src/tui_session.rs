@@ -66,7 +66,12 @@ pub fn open(
             Ok(s) => tree(place, &s),
             Err(e) => return error(tx, kind, e),
         },
-        PickerKind::Model => models(ctrl),
+        PickerKind::Model => crate::tui_models::model_picker(ctrl, &place.zut_home),
+        PickerKind::Login => crate::tui_models::login_picker(&place.zut_home),
+        PickerKind::Logout => match crate::tui_models::logout_picker(&place.zut_home) {
+            Ok(p) => p,
+            Err(e) => return error(tx, kind, e),
+        },
         // Built by the TUI itself.
         PickerKind::Reasoning | PickerKind::Settings | PickerKind::Theme => return,
         // Built by `tui_mcp`.
@@ -342,28 +347,6 @@ fn fork_point(path: &Path) -> usize {
         .unwrap_or(0)
 }
 
-/// `/model`: the provider's models, the current one marked.
-fn models(ctrl: &zut_agent::Controller) -> Picker {
-    let st = ctrl.state();
-    let items = ctrl
-        .models()
-        .into_iter()
-        .map(|m| {
-            let mut detail = m.provider.clone();
-            if m.context_window > 0 {
-                detail.push_str(&format!("  {}k context", m.context_window / 1000));
-            }
-            if m.reasoning {
-                detail.push_str("  reasoning");
-            }
-            PickerItem::new(m.id.clone(), m.id.clone())
-                .detail(detail)
-                .current(m.id == st.model)
-        })
-        .collect();
-    Picker::new(PickerKind::Model, "model", items)
-}
-
 /// The place, locked (a poisoned lock still holds a usable place).
 fn lock(place: &Mutex<Place>) -> std::sync::MutexGuard<'_, Place> {
     place.lock().unwrap_or_else(|e| e.into_inner())
@@ -402,6 +385,9 @@ pub async fn pick(
 ) {
     let label = format!("/{}", kind.command());
     let snapshot = lock(place).clone();
+    if kind == PickerKind::Login {
+        return crate::tui_models::login_pick(ctrl, &snapshot.zut_home, value, tx).await;
+    }
     let mv = match parse(&snapshot, kind, value) {
         Ok(m) => m,
         Err(e) => return error(tx, kind, e),
@@ -434,6 +420,9 @@ pub async fn pick(
         crate::tui_mode::shown_path(&path)
     )));
     crate::tui_mode::replay(&snap, tx);
+    if matches!(kind, PickerKind::Sessions | PickerKind::AllSessions) {
+        crate::tui_models::restored(ctrl, &snap.meta, &snapshot.zut_home, tx);
+    }
     if let Some(text) = edit {
         let _ = tx.send(TuiEvent::CommandDone {
             label,

@@ -24,6 +24,7 @@ pub const SUPPORTED_KEYS: &[&str] = &[
     "extension_sandbox",
     "sandbox",
     "goals",
+    "quick_model_shortcuts",
 ];
 
 /// Keys read by `zut-mcp` (docs/mcp.md), not by this crate: never
@@ -41,7 +42,6 @@ pub const GO_ONLY_KEYS: &[&str] = &[
     "fast_mode",
     "tool_render",
     "compact_input",
-    "quick_model_shortcuts",
     "inline_images_enabled",
     "terminal_title_enabled",
     "subagents",

@@ -105,6 +105,9 @@ pub struct ProviderEntry {
     pub is_preset: bool,
     /// `headers`: extra request headers, in file order.
     pub headers: Vec<(String, String)>,
+    /// `"discover": true`: zut asks the provider's model list in the
+    /// background and offers what it lists (cached for 24 hours).
+    pub discover: bool,
 }
 
 impl ProviderEntry {
@@ -392,6 +395,17 @@ fn parse_provider(
         ));
     }
     let headers = string_map(path, obj, "headers", &at)?;
+    let discover = match obj.get("discover") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(v) => {
+            return Err(ConfigError::key(
+                path,
+                format!("{at}.discover"),
+                format!("expected true or false, found {}", kind(v)),
+            ))
+        }
+    };
     Ok(ProviderEntry {
         name: name.to_string(),
         base_url,
@@ -401,6 +415,7 @@ fn parse_provider(
         models,
         is_preset,
         headers,
+        discover,
     })
 }
 

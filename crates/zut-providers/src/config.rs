@@ -333,7 +333,7 @@ pub fn resolve(
                     load_auth(&mut auth)?;
                     let file = auth.as_ref().and_then(|a| a.as_ref());
                     hosted()
-                        .find(|p| file.and_then(|f| f.key(p.id)).is_some())
+                        .find(|p| file.is_some_and(|f| f.has(p.id)))
                         .map_or_else(|| lookup("anthropic"), Ok)?
                 }
             }
@@ -385,7 +385,7 @@ pub fn resolve(
     } else {
         load_auth(&mut auth)?;
         match auth.as_ref().and_then(|a| a.as_ref()) {
-            Some(file) => match file.key(preset.id) {
+            Some(file) => match file.key(preset.id)? {
                 Some(key) => (
                     Some(key.to_string()),
                     KeySource::AuthFile(file.path.clone()),
@@ -429,7 +429,8 @@ pub fn resolve(
             );
         }
         return Err(ProviderError::Config(format!(
-            "no API key for provider {}: {env_hint}pass --api-key, or add {{\"{}\": {{\"api_key\": \"...\"}}}} to {}",
+            "no API key for provider {}: {env_hint}pass --api-key, run `zut auth login {}`, or add {{\"{}\": {{\"api_key\": \"...\"}}}} to {}",
+            preset.id,
             preset.id,
             preset.id,
             credentials::auth_file_path(zut_home).display()

@@ -389,6 +389,7 @@ impl App {
                 }
                 return self.submit();
             }
+            Action::QuickModel => return crate::pickers::quick_model(self, key),
             Action::Newline => self.editor.insert_char('\n'),
             Action::Backspace => self.editor.backspace(),
             Action::Delete => self.editor.delete(),

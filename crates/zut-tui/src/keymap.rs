@@ -54,6 +54,9 @@ pub enum Action {
     Suspend,
     /// Repaint the screen.
     Redraw,
+    /// Switch to the model of a quick-model slot (Ctrl+1..9; the digit is
+    /// in the key).
+    QuickModel,
 }
 
 const C: KeyModifiers = KeyModifiers::CONTROL;
@@ -106,6 +109,7 @@ const BINDINGS: &[(KeyCode, KeyModifiers, Action, &str)] = &[
     (KeyCode::Char('t'), C, Action::ShowThinking, "Ctrl+T"),
     (KeyCode::Char('z'), C, Action::Suspend, "Ctrl+Z"),
     (KeyCode::Char('l'), C, Action::Redraw, "Ctrl+L"),
+    (KeyCode::Char('1'), C, Action::QuickModel, "Ctrl+1…9"),
 ];
 
 /// What the help says each action does, in help order.
@@ -146,6 +150,10 @@ const DESCRIPTIONS: &[(Action, &str)] = &[
     (Action::KillRight, "delete to the end of the line"),
     (Action::Suspend, "suspend zut (resume with fg)"),
     (Action::Redraw, "repaint the screen"),
+    (
+        Action::QuickModel,
+        "switch to the model of that slot (config.json quick_model_shortcuts)",
+    ),
 ];
 
 /// The action of a key press (`None` for text input and unbound keys).
@@ -166,10 +174,24 @@ pub fn action(key: &KeyEvent) -> Option<Action> {
     } else {
         mods
     };
+    if quick_model_slot(key).is_some() {
+        return Some(Action::QuickModel);
+    }
     BINDINGS
         .iter()
         .find(|(k, m, _, _)| *k == code && *m == mods_no_shift)
         .map(|(_, _, a, _)| *a)
+}
+
+/// The slot (1 to 9) of a Ctrl+digit press (terminals that report it:
+/// those speaking the kitty keyboard protocol).
+pub fn quick_model_slot(key: &KeyEvent) -> Option<u8> {
+    match key.code {
+        KeyCode::Char(c @ '1'..='9') if key.modifiers.contains(C) && !key.modifiers.contains(A) => {
+            Some(c as u8 - b'0')
+        }
+        _ => None,
+    }
 }
 
 /// The text a key press types, if any.

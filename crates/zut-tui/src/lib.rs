@@ -201,4 +201,7 @@ pub enum TuiEvent {
         /// The prompt.
         message: String,
     },
+    /// The provider changed (`/model <provider>/<id>`); a
+    /// [`TuiEvent::Settings`] with the model follows.
+    Provider(String),
 }

@@ -354,6 +354,10 @@ fn conversation(app: &mut App, ev: TuiEvent, themes_dir: Option<&std::path::Path
             app.status.jail = line;
             Vec::new()
         }
+        TuiEvent::Provider(p) => {
+            app.status.provider = p;
+            Vec::new()
+        }
         TuiEvent::SessionTotals(t) => {
             app.status.set_totals(&t);
             Vec::new()

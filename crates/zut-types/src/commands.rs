@@ -184,13 +184,25 @@ pub const BUILTIN_COMMANDS: &[BuiltinCommand] = &[
         true,
         true,
     ),
+    cmd(
+        "login",
+        "store a provider's API key (checked first); /login <provider>",
+        Some("provider"),
+        true,
+        false,
+    ),
+    cmd(
+        "logout",
+        "remove a provider's stored key; /logout <provider>",
+        Some("provider"),
+        true,
+        false,
+    ),
     cmd("exit", "exit zut", None, true, false),
     cmd("quit", "exit zut", None, true, false),
     // Reserved since the first release, not offered yet.
     cmd("session", "", None, false, false),
     cmd("cd", "", None, false, false),
-    cmd("login", "", None, false, false),
-    cmd("logout", "", None, false, false),
 ];
 
 /// The built-in command `name` (case-insensitive, without its slash).

@@ -21,6 +21,7 @@ mod session_moves;
 mod shared;
 mod startup;
 mod state;
+mod switch;
 mod worker;
 
 use std::sync::Arc;
@@ -265,11 +266,17 @@ impl Controller {
     /// be built.
     pub fn set_model(&self, model: &str) -> Result<String, String> {
         let model = model.trim();
+        if let Some(switched) = self.resolve_model(model) {
+            return switched;
+        }
         let mut st = self.shared.lock();
         models::check(&st.provider_name, &st.model, model)?;
         let base = match &st.pending.provider {
             Some(p) => p.config().clone(),
-            None => self.shared.base.clone(),
+            None => st
+                .switched
+                .clone()
+                .unwrap_or_else(|| self.shared.base.clone()),
         };
         let mut config = base;
         config.model = model.to_string();

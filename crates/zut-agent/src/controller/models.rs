@@ -84,7 +84,10 @@ pub fn check(provider: &str, current: &str, model: &str) -> Result<(), String> {
     if model.is_empty() {
         return Err("model must not be empty".into());
     }
-    if known(provider).is_none() || model == current {
+    if known(provider).is_none()
+        || model == current
+        || zut_providers::catalog::lookup(provider, model).is_some()
+    {
         return Ok(());
     }
     let list = models(provider, current);

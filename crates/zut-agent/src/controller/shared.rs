@@ -42,6 +42,9 @@ pub(crate) struct Inner {
     pub(crate) user_context: Vec<String>,
     /// What `/btw` needs, as of the last job boundary.
     pub(crate) side: Option<Arc<crate::side_question::SideKit>>,
+    /// The provider configuration `/model <provider>/<id>` switched to
+    /// (`None`: the one the conversation started with).
+    pub(crate) switched: Option<zut_providers::ProviderConfig>,
 }
 
 impl Inner {
@@ -87,6 +90,9 @@ pub(crate) struct Shared {
     pub(crate) wake: Notify,
     /// Signalled when the worker has nothing left to do.
     pub(crate) idle: Notify,
+    /// Resolves `/model <provider>/<id>` to another provider's
+    /// configuration (set by the front end, which knows the files).
+    pub(crate) resolver: std::sync::OnceLock<super::switch::ModelResolver>,
 }
 
 impl Shared {
@@ -111,9 +117,11 @@ impl Shared {
                 approvals: Default::default(),
                 user_context: Vec::new(),
                 side: None,
+                switched: None,
             }),
             wake: Notify::new(),
             idle: Notify::new(),
+            resolver: std::sync::OnceLock::new(),
         }
     }
 

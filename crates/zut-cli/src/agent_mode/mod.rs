@@ -63,7 +63,8 @@ pub fn run(args: GlobalArgs, mode: Mode) -> i32 {
         Ok(rt) => rt,
         Err(e) => return fail(&format!("starting the runtime: {e}")),
     };
-    rt.block_on(run_prompt(setup, mode, text, args.stats, choice))
+    let restore = !crate::resume_model::explicit(&args);
+    rt.block_on(run_prompt(setup, mode, text, args.stats, choice, restore))
 }
 
 fn fail(msg: &str) -> i32 {
@@ -79,8 +80,10 @@ async fn run_prompt(
     text: String,
     stats: Option<std::path::PathBuf>,
     choice: Option<zut_session::Choice>,
+    restore_model: bool,
 ) -> i32 {
     let started = Instant::now();
+    let home = setup.agent.system.zut_home.clone();
     let (provider_name, model) = (setup.provider_name.clone(), setup.model.clone());
     // The session is opened (or created) before extensions start and
     // before the model is called: a sessions directory that cannot be
@@ -95,6 +98,13 @@ async fn run_prompt(
     };
     for note in &conv.notes {
         crate::errln!("{note}");
+    }
+    crate::tui_models::install_resolver(&conv.controller, &home);
+    // A resumed session goes on with the model it last used.
+    if let (true, Some(snap)) = (restore_model, &conv.resumed) {
+        if let Err(w) = crate::resume_model::restore(&conv.controller, &snap.meta, &home) {
+            crate::errln!("zut: warning: {w}");
+        }
     }
     let ctrl = conv.controller;
     let out = Arc::new(Output::new(mode));

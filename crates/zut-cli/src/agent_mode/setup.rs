@@ -32,6 +32,8 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
     for w in &settings.warnings {
         crate::errln!("zut: warning: {w}");
     }
+    // Live model discovery, in the background (never waited for).
+    crate::discovery::spawn(home.root().to_path_buf(), settings.clone());
     let reasoning = settings.reasoning.value;
     let provider = settings
         .provider

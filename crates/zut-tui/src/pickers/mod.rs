@@ -11,6 +11,7 @@
 //! are built here from what the TUI already knows.
 
 mod keys;
+mod login;
 mod render;
 mod sessions;
 mod theme;
@@ -52,6 +53,10 @@ pub enum PickerKind {
     /// One MCP server's actions (enable, disable, reconnect); a pick runs
     /// `/mcp <action> <server>`.
     McpServer,
+    /// `/login`: pick a provider, then type its key (masked).
+    Login,
+    /// `/logout`: pick a provider whose stored key to remove.
+    Logout,
 }
 
 impl PickerKind {
@@ -68,6 +73,8 @@ impl PickerKind {
             Self::Skills => "skills",
             Self::Theme => "theme",
             Self::Mcp | Self::McpServer => "mcp",
+            Self::Login => "login",
+            Self::Logout => "logout",
         }
     }
 }
@@ -130,8 +137,11 @@ pub struct Picker {
     /// The new title being typed for the selected session (Ctrl+R in the
     /// sessions picker).
     pub rename: Option<String>,
-    /// What Esc goes back to (the theme in use before the preview).
+    /// What Esc goes back to (the theme in use before the preview); the
+    /// provider whose key is typed in the `/login` picker.
     pub origin: String,
+    /// The key being typed in the `/login` picker (drawn masked).
+    pub secret: Option<String>,
 }
 
 impl Picker {
@@ -159,6 +169,10 @@ impl Picker {
             PickerKind::Settings => "↑/↓ pick · enter change · esc close",
             PickerKind::Mcp => "↑/↓ pick · enter enable/disable/reconnect · type to filter · esc",
             PickerKind::McpServer => "↑/↓ pick · enter run · esc close",
+            PickerKind::Login => {
+                "↑/↓ pick a provider · enter type its key · type to filter · esc cancel"
+            }
+            PickerKind::Logout => "↑/↓ pick · enter remove its stored key · esc cancel",
         };
         let selected = items.iter().position(|i| i.current).unwrap_or(0);
         Self {
@@ -171,6 +185,7 @@ impl Picker {
             empty: "nothing to pick".into(),
             rename: None,
             origin: String::new(),
+            secret: None,
         }
     }
 
@@ -233,6 +248,13 @@ pub(crate) fn builtin(app: &mut App, name: &str, args: &str) -> Option<Vec<Effec
         }
         "skills" => PickerKind::Skills,
         "mcp" if args.is_empty() => PickerKind::Mcp,
+        "login" => {
+            if let Some(effects) = login::command(app, args) {
+                return Some(effects);
+            }
+            PickerKind::Login
+        }
+        "logout" if args.is_empty() => PickerKind::Logout,
         "theme" | "themes" if args.is_empty() => {
             app.picker = Some(theme::picker(app));
             return Some(Vec::new());
@@ -347,9 +369,17 @@ fn picked(app: &mut App, kind: PickerKind, value: String) -> Vec<Effect> {
             args: value,
         }],
         PickerKind::Mcp => vec![Effect::Pick { kind, value }],
-        PickerKind::Sessions | PickerKind::AllSessions | PickerKind::Fork | PickerKind::Tree => {
+        PickerKind::Sessions
+        | PickerKind::AllSessions
+        | PickerKind::Fork
+        | PickerKind::Tree
+        | PickerKind::Login => {
             vec![Effect::Pick { kind, value }]
         }
+        PickerKind::Logout => vec![Effect::Command {
+            name: "logout".into(),
+            args: value,
+        }],
     }
 }
 
@@ -371,6 +401,9 @@ pub fn update(app: &mut App, mut p: Picker) {
 /// A key while a picker is open.
 pub(crate) fn key(app: &mut App, key: &crossterm::event::KeyEvent) -> Vec<Effect> {
     if let Some(effects) = sessions::key(app, key) {
+        return effects;
+    }
+    if let Some(effects) = login::key(app, key) {
         return effects;
     }
     let Some(p) = app.picker.as_mut() else {
@@ -398,7 +431,7 @@ pub(crate) fn key(app: &mut App, key: &crossterm::event::KeyEvent) -> Vec<Effect
 /// A paste while a picker is open goes into the filter.
 pub(crate) fn paste(app: &mut App, text: &str) {
     if let Some(p) = app.picker.as_mut() {
-        if sessions::paste(p, text) {
+        if sessions::paste(p, text) || login::paste(p, text) {
             return;
         }
         p.query.push_str(
@@ -413,3 +446,19 @@ pub(crate) fn paste(app: &mut App, text: &str) {
 }
 
 pub use render::rows;
+
+/// Ctrl+1..9: the model of that quick-model slot (`/model slot:N`, which
+/// the conversation side resolves from config.json); not while a turn runs.
+pub(crate) fn quick_model(app: &mut App, key: &crossterm::event::KeyEvent) -> Vec<Effect> {
+    let Some(n) = crate::keymap::quick_model_slot(key) else {
+        return Vec::new();
+    };
+    if app.busy {
+        app.push_note("warn", "model shortcuts wait for the running turn");
+        return Vec::new();
+    }
+    vec![Effect::Command {
+        name: "model".into(),
+        args: format!("slot:{n}"),
+    }]
+}

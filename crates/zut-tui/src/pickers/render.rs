@@ -33,7 +33,13 @@ pub fn rows(p: &Picker, width: usize, max: usize, theme: &Theme) -> Vec<Line<'st
         Span::styled(title, theme.accent),
         Span::styled(format!("{}╮", "─".repeat(right)), border),
     ])];
-    let filter = if let Some(title) = &p.rename {
+    let filter = if let Some(secret) = &p.secret {
+        Line::from(vec![
+            Span::styled(" key: ", theme.accent),
+            Span::styled(super::login::masked(secret), theme.text),
+            Span::styled("▌", theme.accent),
+        ])
+    } else if let Some(title) = &p.rename {
         Line::from(vec![
             Span::styled(" rename to: ", theme.accent),
             Span::styled(crate::sanitize::clean_line(title), theme.text),

@@ -1,0 +1,275 @@
+//! Live model discovery: after start-up, on a thread of its own that
+//! nothing waits for (the first frame and a `-p` turn never do), zut asks
+//! the model list of
+//!
+//! * the run's provider, when it uses the preset's own base URL (a hosted
+//!   provider, or a local server at its default address; not a
+//!   `--base-url` or a base URL variable), and
+//! * every `models.json` provider with `"discover": true` whose key is a
+//!   literal (the environment or `auth.json`; an `api_key_command` is only
+//!   run for the provider in use),
+//!
+//! and caches the answer in `$ZUT_HOME/models-cache.json` for 24 hours
+//! (per provider and base URL). The `/model` picker and `--list-models`
+//! add the cached models they do not already know. Failures (a server that
+//! hangs, an HTML page, a refused key) never reach the screen: they are
+//! appended to `$ZUT_HOME/logs/discovery.log`, without the key.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use zut_providers::ProviderConfig;
+
+/// The cache file under `$ZUT_HOME`.
+pub const CACHE_FILE: &str = "models-cache.json";
+/// How long a provider's list stays fresh.
+pub const TTL: Duration = Duration::from_secs(24 * 3600);
+/// Longest a model list request may take.
+const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
+/// Most models kept per provider.
+const MAX_MODELS: usize = 20_000;
+
+/// The cache file's contents.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Cache {
+    /// Format version (1).
+    #[serde(default)]
+    pub version: u32,
+    /// By provider id.
+    #[serde(default)]
+    pub providers: BTreeMap<String, Entry>,
+}
+
+/// One provider's cached list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    /// When it was fetched (seconds since the Unix epoch).
+    pub fetched_at: u64,
+    /// The base URL it was fetched from (another one is refetched).
+    pub base_url: String,
+    /// The models, in the provider's order.
+    pub models: Vec<CachedModel>,
+}
+
+/// One discovered model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CachedModel {
+    /// Model id.
+    pub id: String,
+    /// Context window, when the list says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
+    /// Output limit, when the list says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_output: Option<u64>,
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+/// The cache path under `home`.
+pub fn cache_path(home: &Path) -> PathBuf {
+    home.join(CACHE_FILE)
+}
+
+/// Reads the cache (empty when missing or unreadable: it is only a cache).
+pub fn load(home: &Path) -> Cache {
+    std::fs::read_to_string(cache_path(home))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
+}
+
+impl Cache {
+    /// Whether `provider`'s list from `base_url` is younger than [`TTL`].
+    pub fn is_fresh(&self, provider: &str, base_url: &str, now: u64) -> bool {
+        self.providers.get(provider).is_some_and(|e| {
+            e.base_url == base_url && now >= e.fetched_at && now - e.fetched_at < TTL.as_secs()
+        })
+    }
+}
+
+/// What to discover for this run (see the module docs).
+pub fn targets(home: &Path, settings: &zut_config::Settings) -> Vec<ProviderConfig> {
+    let mut out: Vec<ProviderConfig> = Vec::new();
+    let models = settings.models_file.as_ref();
+    if let Ok(current) = &settings.provider {
+        let opted_in = models
+            .and_then(|m| m.provider(&current.provider))
+            .is_some_and(|e| e.discover);
+        let preset_url = matches!(settings.base_url.origin, zut_config::Origin::Default(_));
+        if (opted_in || preset_url) && zut_providers::model_list::models_url(current).is_ok() {
+            out.push(current.clone());
+        }
+    }
+    let Some(models) = models else {
+        return out;
+    };
+    let stored = zut_providers::credentials::list(home).unwrap_or_default();
+    for entry in models.providers.iter().filter(|e| e.discover) {
+        if out.iter().any(|c| c.provider == entry.name) {
+            continue;
+        }
+        // Never run a key command in the background.
+        let command = stored.iter().any(|(p, s)| {
+            p == &entry.name && matches!(s, zut_providers::credentials::Stored::Command(_))
+        });
+        if command {
+            continue;
+        }
+        let flags = zut_config::Flags {
+            provider: Some(entry.name.clone()),
+            model: Some(
+                entry
+                    .models
+                    .first()
+                    .map_or_else(|| "discover".to_string(), |m| m.id.clone()),
+            ),
+            ..zut_config::Flags::default()
+        };
+        let env = |k: &str| std::env::var(k).ok();
+        if let Ok(s) = zut_config::resolve(
+            &flags,
+            &env,
+            home,
+            settings.config_file.clone(),
+            Some(models.clone()),
+        ) {
+            if let Ok(c) = s.provider {
+                if zut_providers::model_list::models_url(&c).is_ok() {
+                    out.push(c);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Starts discovery for this run's settings on a thread of its own (the
+/// targets are chosen there too); returns at once. `ZUT_NO_DISCOVERY`
+/// turns it off.
+pub fn spawn(home: PathBuf, settings: zut_config::Settings) {
+    if std::env::var_os("ZUT_NO_DISCOVERY").is_some() {
+        return;
+    }
+    let _ = std::thread::Builder::new()
+        .name("zut-discovery".into())
+        .spawn(move || {
+            let targets = targets(&home, &settings);
+            run(&home, targets)
+        });
+}
+
+/// Fetches every target whose cache entry is stale and saves the cache.
+pub fn run(home: &Path, targets: Vec<ProviderConfig>) {
+    let cache = load(home);
+    let now = now_secs();
+    let stale: Vec<ProviderConfig> = targets
+        .into_iter()
+        .filter(|c| !cache.is_fresh(&c.provider, &c.base_url, now))
+        .collect();
+    if stale.is_empty() {
+        return;
+    }
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => return log(home, &format!("cannot start the runtime: {e}")),
+    };
+    for config in stale {
+        let result = rt.block_on(zut_providers::model_list::list_models(
+            &config,
+            FETCH_TIMEOUT,
+        ));
+        match result {
+            Ok(list) => {
+                let models: Vec<CachedModel> = list
+                    .into_iter()
+                    .take(MAX_MODELS)
+                    .map(|m| CachedModel {
+                        id: m.id,
+                        context_window: m.context_window,
+                        max_output: m.max_output,
+                    })
+                    .collect();
+                let entry = Entry {
+                    fetched_at: now_secs(),
+                    base_url: config.base_url.clone(),
+                    models,
+                };
+                if let Err(e) = save_entry(home, &config.provider, entry) {
+                    log(
+                        home,
+                        &format!("{}: cannot write the cache: {e}", config.provider),
+                    );
+                }
+            }
+            // Errors of the model list never hold the key (redacted there).
+            Err(e) => log(home, &format!("{}: {e}", config.provider)),
+        }
+    }
+}
+
+/// Re-reads the cache, sets `provider`'s entry and replaces the file
+/// (temporary file + rename, so readers never see half a file).
+fn save_entry(home: &Path, provider: &str, entry: Entry) -> std::io::Result<()> {
+    let mut cache = load(home);
+    cache.version = 1;
+    cache.providers.insert(provider.to_string(), entry);
+    let text = serde_json::to_vec(&cache).map_err(std::io::Error::other)?;
+    let path = cache_path(home);
+    let tmp = home.join(format!(".{CACHE_FILE}.{}.tmp", std::process::id()));
+    std::fs::create_dir_all(home)?;
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, &path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+/// Appends a line to `$ZUT_HOME/logs/discovery.log`.
+fn log(home: &Path, message: &str) {
+    if home.as_os_str().is_empty() {
+        return;
+    }
+    let dir = home.join("logs");
+    let _ = std::fs::create_dir_all(&dir);
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("discovery.log"))
+    {
+        let _ = writeln!(f, "{} discovery: {message}", now_secs());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn freshness_follows_the_ttl_and_the_base_url() {
+        let mut c = Cache::default();
+        c.providers.insert(
+            "openai".into(),
+            Entry {
+                fetched_at: 1000,
+                base_url: "https://api.openai.com/v1".into(),
+                models: vec![],
+            },
+        );
+        assert!(c.is_fresh("openai", "https://api.openai.com/v1", 1000 + 3600));
+        assert!(!c.is_fresh("openai", "https://api.openai.com/v1", 1000 + 24 * 3600));
+        assert!(!c.is_fresh("openai", "http://127.0.0.1:1/v1", 1001));
+        assert!(!c.is_fresh("groq", "x", 1001));
+    }
+}

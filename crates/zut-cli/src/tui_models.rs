@@ -1,0 +1,364 @@
+//! The interactive mode's `/model` across providers, `/login` and
+//! `/logout`, conversation side: the pickers' rows, switching to another
+//! provider's model (its key, base URL and headers resolved as a run with
+//! `--provider P --model M` would; the conversation is kept), and checking
+//! and saving a typed key. Details: docs/tui.md, docs/config.md.
+
+use std::path::Path;
+
+use tokio::sync::mpsc;
+use zut_tui::pickers::{Picker, PickerItem, PickerKind};
+use zut_tui::{CommandOutcome, TuiEvent};
+
+/// `/model`: every model of the providers with a key (and the one in use),
+/// as `provider/id` with context window, prices and reasoning.
+pub fn model_picker(ctrl: &zut_agent::Controller, home: &Path) -> Picker {
+    let st = ctrl.state();
+    let models = zut_config::ModelsFile::load(&zut_config::ModelsFile::path_in(home))
+        .ok()
+        .flatten();
+    let mut rows = crate::model_table::available(home, models.as_ref(), &st.provider);
+    if !rows
+        .iter()
+        .any(|r| r.provider == st.provider && r.id == st.model)
+    {
+        let mut current = crate::model_table::all(None, None)
+            .into_iter()
+            .find(|r| r.provider == st.provider && r.id == st.model)
+            .unwrap_or(crate::model_table::ModelRow {
+                provider: st.provider.clone(),
+                id: st.model.clone(),
+                context: 0,
+                output: 0,
+                reasoning: false,
+                price: None,
+                source: String::new(),
+            });
+        current.source = "in use".into();
+        rows.insert(0, current);
+    }
+    picker_of(&rows, &st.provider, &st.model)
+}
+
+/// The `/model` picker over `rows`, `provider`/`model` marked current.
+fn picker_of(rows: &[crate::model_table::ModelRow], provider: &str, model: &str) -> Picker {
+    let items = rows
+        .iter()
+        .map(|r| {
+            PickerItem::new(r.full_id(), r.full_id())
+                .detail(r.detail())
+                .current(r.provider == provider && r.id == model)
+        })
+        .collect();
+    let mut p = Picker::new(PickerKind::Model, "model", items)
+        .empty_text("no model: store a key with /login, or list models in models.json");
+    p.hint = "↑/↓ pick · enter switch (the conversation is kept) · type to filter · esc".into();
+    p
+}
+
+/// `/login`: every provider, with where its key comes from now.
+pub fn login_picker(home: &Path) -> Picker {
+    let rows = crate::auth_cmd::rows(home).unwrap_or_default();
+    let items = rows
+        .into_iter()
+        .filter(|r| r.source != "not needed" && !r.source.starts_with("cloud"))
+        .map(|r| PickerItem::new(r.provider.clone(), r.provider).detail(r.source))
+        .collect();
+    Picker::new(PickerKind::Login, "login", items)
+}
+
+/// `/logout`: the providers with a stored key or key command.
+pub fn logout_picker(home: &Path) -> Result<Picker, String> {
+    let stored = zut_providers::credentials::list(home).map_err(|e| e.to_string())?;
+    let items = stored
+        .into_iter()
+        .map(|(provider, s)| {
+            let what = match s {
+                zut_providers::credentials::Stored::Key(_) => "key in auth.json".to_string(),
+                zut_providers::credentials::Stored::Command(Ok(c)) => {
+                    format!("api_key_command ({})", c.program)
+                }
+                zut_providers::credentials::Stored::Command(Err(_)) => {
+                    "api_key_command (invalid)".to_string()
+                }
+            };
+            PickerItem::new(provider.clone(), provider).detail(what)
+        })
+        .collect();
+    Ok(Picker::new(PickerKind::Logout, "logout", items).empty_text("no key stored in auth.json"))
+}
+
+/// A key typed in the `/login` dialog (`provider\nkey`): checked with the
+/// provider's model list, saved only if accepted. The outcome comes back
+/// as a status line (never with the key).
+pub async fn login_pick(
+    ctrl: &zut_agent::Controller,
+    home: &Path,
+    value: &str,
+    tx: &mpsc::UnboundedSender<TuiEvent>,
+) {
+    let (provider, key) = value.split_once('\n').unwrap_or((value, ""));
+    // The provider in use keeps the base URL it was started with.
+    let start = ctrl.start_config();
+    let base = (zut_providers::preset(provider).map_or(provider, |p| p.id) == start.provider)
+        .then_some(start.base_url.as_str());
+    let outcome = match crate::auth_cmd::login(home, provider, key, base, true).await {
+        Ok(message) => CommandOutcome::Status(format!("✓ {message}")),
+        Err(e) => CommandOutcome::Error(e),
+    };
+    let _ = tx.send(TuiEvent::CommandDone {
+        label: "/login".into(),
+        outcome,
+    });
+}
+
+/// `/logout <provider>`.
+pub fn logout(home: &Path, args: &str) -> CommandOutcome {
+    let provider = args.trim();
+    if provider.is_empty() {
+        return CommandOutcome::Error("/logout <provider>".into());
+    }
+    match crate::auth_cmd::logout(home, provider) {
+        Ok(m) => CommandOutcome::Status(m),
+        Err(e) => CommandOutcome::Error(e),
+    }
+}
+
+/// `/model <provider>/<id>` for another provider (or the one in use, by
+/// its full name): resolves and switches. `None` leaves `args` to the
+/// controller's `/model <id>` (a model of the provider in use, including
+/// ids with a `/` like OpenRouter's).
+pub fn switch(
+    ctrl: &zut_agent::Controller,
+    home: &Path,
+    args: &str,
+    tx: &mpsc::UnboundedSender<TuiEvent>,
+) -> Option<CommandOutcome> {
+    let args = args.trim();
+    if let Some(n) = args.strip_prefix("slot:") {
+        return Some(match quick_slot(home, n) {
+            Ok(target) => switch(ctrl, home, &target, tx)?,
+            Err(e) => CommandOutcome::Error(e),
+        });
+    }
+    let target = target_config(home, &ctrl.start_config(), &ctrl.current_config(), args)?;
+    let result = target.and_then(|c| ctrl.switch_provider(c));
+    Some(match result {
+        Ok(label) => {
+            let st = ctrl.state();
+            let _ = tx.send(TuiEvent::Provider(st.provider));
+            let _ = tx.send(TuiEvent::Settings {
+                model: st.model,
+                reasoning: st.reasoning,
+            });
+            CommandOutcome::Status(format!("model: {label} (the conversation is kept)"))
+        }
+        Err(e) => CommandOutcome::Error(e),
+    })
+}
+
+/// `provider/model` of quick-model slot `n` (1 to 9): config.json's
+/// `quick_model_shortcuts`, an array of `{"provider", "model"}` (the Go
+/// original's; slot 1 first, `null` for an empty slot).
+pub fn quick_slot(home: &Path, n: &str) -> Result<String, String> {
+    let path = zut_config::ConfigFile::path_in(home);
+    let at = |what: String| format!("{}: quick_model_shortcuts: {what}", path.display());
+    let slot: usize = n
+        .parse()
+        .ok()
+        .filter(|n| (1..=9).contains(n))
+        .ok_or_else(|| at(format!("no slot {n:?}")))?;
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    let entry = value
+        .get("quick_model_shortcuts")
+        .and_then(|v| v.as_array())
+        .and_then(|a| a.get(slot - 1))
+        .filter(|v| !v.is_null());
+    let Some(entry) = entry else {
+        return Err(at(format!(
+            "slot {slot} is empty (set it to {{\"provider\": \"…\", \"model\": \"…\"}})"
+        )));
+    };
+    let field = |k: &str| {
+        entry
+            .get(k)
+            .and_then(|v| v.as_str())
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .ok_or_else(|| at(format!("[{}].{k}: expected a string", slot - 1)))
+    };
+    Ok(format!("{}/{}", field("provider")?, field("model")?))
+}
+
+/// After a resume: the session's provider and model (see
+/// [`crate::resume_model`]), the status bar told; a warning line when
+/// they are not available.
+pub fn restored(
+    ctrl: &zut_agent::Controller,
+    meta: &zut_session::Meta,
+    home: &Path,
+    tx: &mpsc::UnboundedSender<TuiEvent>,
+) {
+    match crate::resume_model::restore(ctrl, meta, home) {
+        Ok(Some(label)) => {
+            let st = ctrl.state();
+            let _ = tx.send(TuiEvent::Provider(st.provider));
+            let _ = tx.send(TuiEvent::Settings {
+                model: st.model,
+                reasoning: st.reasoning,
+            });
+            let _ = tx.send(TuiEvent::Info(format!("model: {label} (the session's)")));
+        }
+        Ok(None) => {}
+        Err(w) => {
+            let _ = tx.send(TuiEvent::Info(w));
+        }
+    }
+}
+
+/// What `/model <provider>/<id>` switches to, given the run's starting
+/// configuration and the one in use: `None` when `args` is not
+/// `<provider>/<id>` of a known provider, or is a model of the provider in
+/// use (`anthropic/claude-…` on OpenRouter) — the controller's own
+/// `/model <id>` handles it. Another provider is resolved as `zut
+/// --provider P --model M` would (the run's own flags when it is the run's
+/// provider).
+pub fn target_config(
+    home: &Path,
+    start: &zut_providers::ProviderConfig,
+    current: &zut_providers::ProviderConfig,
+    args: &str,
+) -> Option<Result<zut_providers::ProviderConfig, String>> {
+    let args = args.trim();
+    let (prefix, model) = args.split_once('/')?;
+    let models = zut_config::ModelsFile::load(&zut_config::ModelsFile::path_in(home))
+        .ok()
+        .flatten();
+    let listed_here = crate::model_table::all(models.as_ref(), Some(&crate::discovery::load(home)))
+        .iter()
+        .any(|r| r.provider == current.provider && r.id == args);
+    if listed_here {
+        return None;
+    }
+    let provider = match zut_providers::preset(prefix) {
+        Some(p) => p.id.to_string(),
+        None => models.as_ref()?.provider(prefix)?.name.clone(),
+    };
+    let model = model.trim();
+    if model.is_empty() {
+        return Some(Err(format!("/model {args}: no model id after {provider}/")));
+    }
+    let from = |c: &zut_providers::ProviderConfig| {
+        let mut c = c.clone();
+        c.model = model.to_string();
+        Ok(c)
+    };
+    if provider == current.provider {
+        // Any model of the provider in use (catalog, discovered, typed).
+        return Some(from(current));
+    }
+    if provider == start.provider {
+        return Some(from(start));
+    }
+    let flags = zut_config::Flags {
+        provider: Some(provider.clone()),
+        model: Some(model.to_string()),
+        ..zut_config::Flags::default()
+    };
+    let env = |k: &str| std::env::var(k).ok();
+    Some(
+        zut_config::load(&flags, &env, home)
+            .map_err(|e| e.to_string())
+            .and_then(|s| {
+                s.provider
+                    .map_err(|e| format!("cannot switch to {provider}/{model}: {e}"))
+            }),
+    )
+}
+
+/// Installs [`target_config`] in `ctrl`, so `/model <provider>/<id>` and
+/// RPC `set_model` switch provider in every mode.
+pub fn install_resolver(ctrl: &zut_agent::Controller, home: &Path) {
+    let (home, start) = (home.to_path_buf(), ctrl.start_config());
+    ctrl.set_model_resolver(std::sync::Arc::new(move |current, arg| {
+        target_config(&home, &start, current, arg)
+    }));
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn screen(p: &Picker) -> String {
+        let theme = zut_tui::theme::Theme::new(zut_tui::theme::ColorDepth::None);
+        zut_tui::pickers::rows(p, 90, 14, &theme)
+            .iter()
+            .map(|l| {
+                l.spans
+                    .iter()
+                    .map(|s| s.content.as_ref())
+                    .collect::<String>()
+                    .trim_end()
+                    .to_string()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn quick_model_slots_come_from_config_json() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("config.json"),
+            r#"{"quick_model_shortcuts": [{"provider": "openai", "model": "gpt-5-mini"}, null,
+                {"provider": "anthropic"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(quick_slot(dir.path(), "1").unwrap(), "openai/gpt-5-mini");
+        assert!(quick_slot(dir.path(), "2")
+            .unwrap_err()
+            .contains("slot 2 is empty"));
+        let e = quick_slot(dir.path(), "3").unwrap_err();
+        assert!(
+            e.contains("config.json: quick_model_shortcuts: [2].model"),
+            "{e}"
+        );
+        assert!(quick_slot(dir.path(), "9")
+            .unwrap_err()
+            .contains("slot 9 is empty"));
+        assert!(quick_slot(dir.path(), "0").is_err());
+    }
+
+    #[test]
+    fn model_picker_lists_providers_with_context_price_and_reasoning() {
+        // Catalog models of two providers with keys, and a models.json
+        // model without a price.
+        let mut rows: Vec<_> = crate::model_table::all(None, None)
+            .into_iter()
+            .filter(|r| {
+                matches!(
+                    (r.provider.as_str(), r.id.as_str()),
+                    ("anthropic", "claude-sonnet-4-5")
+                        | ("anthropic", "claude-haiku-4-5")
+                        | ("openai", "gpt-5")
+                        | ("openai", "gpt-4.1")
+                )
+            })
+            .collect();
+        rows.push(crate::model_table::ModelRow {
+            provider: "my-company".into(),
+            id: "company-llm".into(),
+            context: 32_000,
+            output: 0,
+            reasoning: false,
+            price: None,
+            source: "models.json, openai".into(),
+        });
+        let mut p = picker_of(&rows, "anthropic", "claude-sonnet-4-5");
+        insta::assert_snapshot!("model_picker", screen(&p));
+        p.query = "openai".into();
+        insta::assert_snapshot!("model_picker_filtered", screen(&p));
+    }
+}
