@@ -57,7 +57,9 @@ impl Backend for CliBackend {
                     .and_then(|p| zut_agent::compaction::known_context_window(p.model()))
                     .unwrap_or(zut_agent::compaction::DEFAULT_CONTEXT_WINDOW)
             });
+            let home = setup.agent.system.zut_home.clone();
             let conv = zut_agent::conversation::open(setup, request)?;
+            crate::tui_models::install_resolver(&conv.controller, &home);
             for n in &conv.notes {
                 crate::errln!("zut acp: {n}");
             }

@@ -213,3 +213,42 @@ async fn login_dialog_checks_the_key_and_saves_it_only_when_accepted() {
     t.keys(&["C-d"]);
     t.wait_for("EXIT:0", 5);
 }
+
+/// Figure: the first TUI frame does not wait for discovery. The run's
+/// provider opts into discovery (`"discover": true` on the preset in
+/// models.json) and its model list endpoint sleeps 5 s.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn first_frame_does_not_wait_for_a_slow_model_list() {
+    if !have_tmux() {
+        return;
+    }
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    let mut took = Vec::new();
+    for slow in [false, true] {
+        std::fs::write(
+            env.home.join("models.json"),
+            json!({"providers": {"anthropic": {"discover": slow}}}).to_string(),
+        )
+        .unwrap();
+        if slow {
+            server.push(Script::json(200, r#"{"data":[{"id":"late"}]}"#).delay_ms(5000));
+        }
+        let t0 = Instant::now();
+        let t = Tmux::start(&env, &server, &["--no-ext"], 100, 30);
+        started(&t);
+        took.push(t0.elapsed());
+        t.keys(&["C-d"]);
+        t.wait_for("EXIT:0", 5);
+    }
+    eprintln!(
+        "figure: first TUI frame {:?} without discovery, {:?} with a 5 s model list",
+        took[0], took[1]
+    );
+    assert!(took[1] < Duration::from_secs(3), "{took:?}");
+    // The list was asked (in the background).
+    assert!(server
+        .requests()
+        .iter()
+        .any(|r| r.method == "GET" && r.path.starts_with("/v1/models")));
+}
