@@ -294,23 +294,7 @@ impl Agent {
                 }
                 TurnStartVerdict::Allow { context } => context,
             };
-            let mut tools = Toolset::snapshot_with_skill_tool(
-                &self.config.builtin_tools,
-                self.host.as_deref(),
-                self.config.skills,
-            );
-            self.add_mcp_tools(&mut tools);
-            self.add_subagent_tool(&mut tools);
-            self.add_schedule_tool(&mut tools);
-            if self.config.orchestrate {
-                crate::subagent::orchestrate::restrict(&mut tools);
-            }
-            if let Some(only) = &self.only_tools {
-                tools.retain(|e| {
-                    !matches!(e.owner, crate::toolset::ToolOwner::Extension(_))
-                        || only.contains(&e.name)
-                });
-            }
+            let tools = self.turn_tools();
             // Children's completions reach the model as hidden context.
             let context = match self.subagents.as_ref().and_then(|rt| rt.take_updates()) {
                 None => context,
@@ -458,6 +442,30 @@ impl Agent {
     /// last user message of this request only: it is never stored in the
     /// transcript, and the system prompt stays byte-identical across steps
     /// so providers' prompt caches keep working.
+    /// The tools a model call offers now: built-ins, extension and skill
+    /// tools, MCP, `subagent`, `schedule`; narrowed by `--orchestrate` and
+    /// by a child's profile. A `/btw` side question offers the same.
+    pub(crate) fn turn_tools(&mut self) -> Toolset {
+        let mut tools = Toolset::snapshot_with_skill_tool(
+            &self.config.builtin_tools,
+            self.host.as_deref(),
+            self.config.skills,
+        );
+        self.add_mcp_tools(&mut tools);
+        self.add_subagent_tool(&mut tools);
+        self.add_schedule_tool(&mut tools);
+        if self.config.orchestrate {
+            crate::subagent::orchestrate::restrict(&mut tools);
+        }
+        if let Some(only) = &self.only_tools {
+            tools.retain(|e| {
+                !matches!(e.owner, crate::toolset::ToolOwner::Extension(_))
+                    || only.contains(&e.name)
+            });
+        }
+        tools
+    }
+
     pub(crate) fn request(&self, tools: &Toolset, context: Option<&str>) -> Request {
         let system = crate::system_prompt::build_from(
             &self.config.system,

@@ -51,19 +51,7 @@ pub struct SideAnswer {
 impl Agent {
     /// The [`SideKit`] of the agent as it is now.
     pub fn side_kit(&mut self) -> SideKit {
-        let mut tools = crate::toolset::Toolset::snapshot_with_skill_tool(
-            &self.config.builtin_tools,
-            self.host.as_deref(),
-            self.config.skills,
-        );
-        self.add_mcp_tools(&mut tools);
-        self.add_subagent_tool(&mut tools);
-        if let Some(only) = &self.only_tools {
-            tools.retain(|e| {
-                !matches!(e.owner, crate::toolset::ToolOwner::Extension(_))
-                    || only.contains(&e.name)
-            });
-        }
+        let tools = self.turn_tools();
         let system = crate::system_prompt::build_from(
             &self.config.system,
             &self.system_files,

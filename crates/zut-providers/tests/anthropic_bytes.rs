@@ -4,7 +4,7 @@
 //! breakpoints, so prompt caches see the same prefix.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use serde_json::json;
+use serde_json::{json, Value};
 use zut_providers::{
     resolve, Message, Part, Provider, ProviderOptions, Reasoning, Request, Role, ToolSpec,
     REDACTED_THINKING_PREFIX,
@@ -135,8 +135,25 @@ fn tools() -> Vec<ToolSpec> {
     ]
 }
 
+/// `v` with every object's keys sorted: what `serde_json::to_vec` of the
+/// tree writes when serde_json's `preserve_order` feature is off. It is on
+/// in a workspace build (agent-client-protocol enables it), off in
+/// `cargo test -p zut-providers`; the bytes path writes sorted keys either
+/// way, so the comparison must not depend on the feature.
+fn sorted(v: Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let keys: std::collections::BTreeMap<String, Value> =
+                m.into_iter().map(|(k, v)| (k, sorted(v))).collect();
+            Value::Object(keys.into_iter().collect())
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(sorted).collect()),
+        other => other,
+    }
+}
+
 fn same(p: &Provider, req: &Request, what: &str) {
-    let tree = serde_json::to_vec(&p.try_request_body(req).unwrap()).unwrap();
+    let tree = serde_json::to_vec(&sorted(p.try_request_body(req).unwrap())).unwrap();
     let bytes = p.request_bytes(req).unwrap();
     assert_eq!(
         String::from_utf8(bytes).unwrap(),

@@ -3,11 +3,13 @@
 //! 24: a long session's request is mostly its history, and the tree cost
 //! more than everything else of building a request).
 //!
-//! The bytes are exactly those of `serde_json::to_vec` of
-//! [`super::request::body_with`] (objects there are `BTreeMap`s, so their
-//! keys come out sorted; here every object writes its keys in that order):
-//! the prompt cache sees the same prefix whichever path built a request.
-//! `tests` checks the two against each other.
+//! The bytes are those of `serde_json::to_vec` of
+//! [`super::request::body_with`] with every object's keys sorted (what the
+//! tree gives when serde_json's `preserve_order` feature is off; the zut
+//! binary has it on through agent-client-protocol, so there the tree's
+//! order differs, but every Anthropic request goes through this path and
+//! the prompt cache sees one order). `tests/anthropic_bytes.rs` checks the
+//! two against each other with the tree's keys sorted.
 
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::Value;
