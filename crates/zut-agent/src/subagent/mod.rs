@@ -2,7 +2,9 @@
 //! ([`runtime`]), the `subagent` tool ([`tool`]) and `--orchestrate`
 //! ([`orchestrate`]). See docs/subagents.md.
 
+mod child_files;
 pub mod orchestrate;
 pub mod profiles;
+mod resume;
 pub mod runtime;
 pub mod tool;

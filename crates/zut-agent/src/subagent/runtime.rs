@@ -28,6 +28,9 @@ use crate::agent::Agent;
 use crate::config::AgentConfig;
 use crate::event::AgentEvent;
 use crate::outcome::PromptOutcome;
+use crate::subagent::child_files::{
+    add_worktree, capture_patch, create_session, short_random, write_result,
+};
 use crate::subagent::profiles::{Profile, ProfileSet, PromptMode};
 
 /// Held while a `write` or `edit` runs, so that agents sharing a
@@ -128,12 +131,12 @@ pub struct Child {
     pub transcript: PathBuf,
     /// `required` at spawn.
     pub required: bool,
-    started: Instant,
-    status: Mutex<ChildStatus>,
-    changed: watch::Sender<u64>,
-    inbox: mpsc::UnboundedSender<String>,
-    stop: CancellationToken,
-    turn: Mutex<Option<CancellationToken>>,
+    pub(super) started: Instant,
+    pub(super) status: Mutex<ChildStatus>,
+    pub(super) changed: watch::Sender<u64>,
+    pub(super) inbox: mpsc::UnboundedSender<String>,
+    pub(super) stop: CancellationToken,
+    pub(super) turn: Mutex<Option<CancellationToken>>,
 }
 
 impl Child {
@@ -243,7 +246,7 @@ impl Child {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
@@ -281,19 +284,19 @@ pub struct SpawnSpec {
 
 /// The parent's side: its children, the shared limit and its settings.
 pub struct Runtime {
-    zut_home: PathBuf,
-    profiles: ProfileSet,
-    limit: Arc<Semaphore>,
-    max_concurrent: usize,
-    timeout: Duration,
-    children: Mutex<Vec<Arc<Child>>>,
+    pub(super) zut_home: PathBuf,
+    pub(super) profiles: ProfileSet,
+    pub(super) limit: Arc<Semaphore>,
+    pub(super) max_concurrent: usize,
+    pub(super) timeout: Duration,
+    pub(super) children: Mutex<Vec<Arc<Child>>>,
     /// Completion notes not yet shown to the parent's model.
-    updates: Updates,
+    pub(super) updates: Updates,
     /// Stops every child (the parent's abort).
-    root: CancellationToken,
+    pub(super) root: CancellationToken,
     /// Bumped by each [`Runtime::watch_parent`]: older watchers end.
-    watch_gen: watch::Sender<u64>,
-    seq: std::sync::atomic::AtomicU64,
+    pub(super) watch_gen: watch::Sender<u64>,
+    pub(super) seq: std::sync::atomic::AtomicU64,
 }
 
 /// `ZUT_SUBAGENTS_MAX_CONCURRENT`, else the CPU count.
@@ -416,157 +419,6 @@ impl Runtime {
                 _ = gen.changed() => {}
             }
         });
-    }
-
-    /// Children of the parent session `parent_id` left by an earlier run
-    /// (not live here): their state from `result.json`, a turn that was
-    /// queued or running then shown as `interrupted`. Newest last.
-    pub fn previous(&self, parent_id: &str) -> Vec<Value> {
-        let live: Vec<String> = self.children().iter().map(|c| c.id.clone()).collect();
-        let mut out = Vec::new();
-        let Ok(rd) = std::fs::read_dir(self.zut_home.join("subagents")) else {
-            return out;
-        };
-        let mut dirs: Vec<PathBuf> = rd.filter_map(Result::ok).map(|e| e.path()).collect();
-        dirs.sort();
-        for dir in dirs {
-            let Some(id) = dir.file_name().and_then(|n| n.to_str()).map(str::to_string) else {
-                continue;
-            };
-            if live.contains(&id) {
-                continue;
-            }
-            let Some(meta) = read_meta(&dir.join("transcript.jsonl")) else {
-                continue;
-            };
-            if parent_id.is_empty() || meta.parent != parent_id {
-                continue;
-            }
-            let sub = meta.extra.get("subagent").cloned().unwrap_or(Value::Null);
-            let result: Value = std::fs::read_to_string(dir.join("result.json"))
-                .ok()
-                .and_then(|t| serde_json::from_str(&t).ok())
-                .unwrap_or(Value::Null);
-            let state = match result["state"].as_str() {
-                None | Some("running" | "queued") => "interrupted",
-                Some(s) => s,
-            };
-            let mut v = json!({
-                "agent_id": id,
-                "state": state,
-                "provider": meta.provider,
-                "model": meta.model,
-                "workspace_mode": sub["workspace"],
-                "task": clip(sub["task"].as_str().unwrap_or_default(), 200),
-                "transcript": dir.join("transcript.jsonl").display().to_string(),
-                "live": false,
-                "resumable": state != "stopped",
-            });
-            if let Some(p) = sub["profile"].as_str() {
-                v["profile"] = json!(p);
-            }
-            out.push(v);
-        }
-        out
-    }
-
-    /// Brings back child `id` of an earlier run of this parent session:
-    /// its transcript is reopened (history restored) and it waits for a
-    /// follow-up. Errors: no such child of this parent, or its file busy.
-    pub fn reattach(
-        &self,
-        id: &str,
-        parent_id: &str,
-        parent_provider: &Provider,
-        host: Option<Arc<ExtensionHost>>,
-        parent: &AgentConfig,
-    ) -> Result<Arc<Child>, String> {
-        let found = self
-            .previous(parent_id)
-            .into_iter()
-            .filter(|v| {
-                v["agent_id"]
-                    .as_str()
-                    .is_some_and(|a| a == id || a.starts_with(id))
-            })
-            .collect::<Vec<_>>();
-        let [entry] = found.as_slice() else {
-            return Err(format!("subagent: no such agent \"{id}\""));
-        };
-        let id = entry["agent_id"].as_str().unwrap_or_default().to_string();
-        if entry["state"] == "stopped" {
-            return Err(format!("subagent: agent \"{id}\" was stopped"));
-        }
-        let dir = self.zut_home.join("subagents").join(&id);
-        let transcript = dir.join("transcript.jsonl");
-        let meta = read_meta(&transcript)
-            .ok_or_else(|| format!("subagent: {}: unreadable", transcript.display()))?;
-        let sub = meta.extra.get("subagent").cloned().unwrap_or(Value::Null);
-        let profile = sub["profile"]
-            .as_str()
-            .and_then(|n| self.profiles.get(n))
-            .cloned();
-        let cwd = PathBuf::from(&meta.cwd);
-        let workspace = if sub["workspace"] == "worktree" {
-            "worktree"
-        } else {
-            "shared"
-        };
-        let config = child_config(parent, profile.as_ref(), &cwd)?;
-        let provider = if meta.model.is_empty() || meta.model == parent_provider.model() {
-            parent_provider.clone()
-        } else {
-            let mut c = parent_provider.config().clone();
-            c.model = meta.model.clone();
-            Provider::new(c).map_err(|e| format!("subagent: {e}"))?
-        };
-        let timeout = profile
-            .as_ref()
-            .and_then(|p| p.timeout_secs)
-            .map(Duration::from_secs)
-            .unwrap_or(self.timeout);
-        let (writer, snapshot) = zut_session::SessionWriter::open(&transcript)
-            .map_err(|e| format!("subagent: {}: {e}", transcript.display()))?;
-        let (inbox_tx, inbox_rx) = mpsc::unbounded_channel();
-        let child = Arc::new(Child {
-            id: id.clone(),
-            task: sub["task"].as_str().unwrap_or_default().to_string(),
-            profile: profile.as_ref().map(|p| p.name.clone()),
-            provider: provider.name().to_string(),
-            model: provider.model().to_string(),
-            reasoning: config.reasoning,
-            workspace,
-            cwd,
-            dir,
-            transcript,
-            required: false,
-            started: Instant::now(),
-            status: Mutex::new(ChildStatus {
-                state: ChildState::Interrupted,
-                final_text: String::new(),
-                error: None,
-                turns: 0,
-                steps: 0,
-                tokens: (0, 0),
-                tool: None,
-                pending: 0,
-            }),
-            changed: watch::channel(0u64).0,
-            inbox: inbox_tx,
-            stop: self.root.child_token(),
-            turn: Mutex::new(None),
-        });
-        let mut agent = Agent::new(provider, host, config);
-        agent.only_tools = profile.as_ref().and_then(|p| p.tools.clone());
-        agent.attach_session(writer, Some(&snapshot));
-        lock(&self.children).push(child.clone());
-        let worker = Worker {
-            child: child.clone(),
-            limit: self.limit.clone(),
-            timeout,
-        };
-        tokio::spawn(worker.run(agent, inbox_rx, self.updates.clone()));
-        Ok(child)
     }
 
     /// Drops the queued completion notes of `id` (its result was just
@@ -695,17 +547,17 @@ impl Runtime {
     }
 }
 
-type Updates = Arc<Mutex<VecDeque<String>>>;
+pub(super) type Updates = Arc<Mutex<VecDeque<String>>>;
 
 /// Runs one child's turns.
-struct Worker {
-    child: Arc<Child>,
-    limit: Arc<Semaphore>,
-    timeout: Duration,
+pub(super) struct Worker {
+    pub(super) child: Arc<Child>,
+    pub(super) limit: Arc<Semaphore>,
+    pub(super) timeout: Duration,
 }
 
 impl Worker {
-    async fn run(
+    pub(super) async fn run(
         self,
         mut agent: Agent,
         mut inbox: mpsc::UnboundedReceiver<String>,
@@ -823,21 +675,6 @@ impl Worker {
     }
 }
 
-/// `result.json`: the last turn's outcome, final text capped.
-fn write_result(child: &Child, state: ChildState, final_text: &str, error: Option<&str>) {
-    let v = json!({
-        "agent_id": child.id,
-        "state": state.as_str(),
-        "final": clip(final_text, RESULT_BYTES),
-        "error": error,
-        "transcript": child.transcript.display().to_string(),
-    });
-    let path = child.dir.join("result.json");
-    if let Err(e) = std::fs::write(&path, format!("{v:#}\n")) {
-        tracing::warn!("subagent {}: {}: {e}", child.id, path.display());
-    }
-}
-
 /// The child's configuration: the parent's, narrowed by the profile.
 pub fn child_config(
     parent: &AgentConfig,
@@ -912,123 +749,4 @@ pub fn child_config(
         c.skills = false;
     }
     Ok(c)
-}
-
-/// Writes the `meta` row (the parent named in `parent`, the spawn in
-/// `subagent`) and opens the file for the child's rows.
-fn create_session(
-    path: &Path,
-    id: &str,
-    spec: &SpawnSpec,
-    provider: &Provider,
-    config: &AgentConfig,
-    parent: Option<&(String, PathBuf)>,
-) -> Result<(zut_session::SessionWriter, zut_session::Snapshot), String> {
-    let mut meta = zut_session::Meta {
-        id: uuid_like(),
-        cwd: config.cwd.display().to_string(),
-        model: provider.model().to_string(),
-        provider: provider.name().to_string(),
-        started: zut_session::now_rfc3339(),
-        version: env!("CARGO_PKG_VERSION").to_string(),
-        title: zut_session::title_from_prompt(&spec.task),
-        hide_from_sessions: true,
-        ..Default::default()
-    };
-    if let Some((pid, _)) = parent {
-        meta.parent = pid.clone();
-    }
-    meta.extra.insert(
-        "subagent".to_string(),
-        json!({
-            "agent_id": id,
-            "parent_session": parent.map(|(i, _)| i.clone()),
-            "parent_path": parent.map(|(_, p)| p.display().to_string()),
-            "profile": spec.profile.as_ref().map(|p| p.name.clone()),
-            "task": spec.task,
-            "workspace": if spec.worktree { "worktree" } else { "shared" },
-        }),
-    );
-    let line = zut_session::Row::Meta(meta).to_line();
-    std::fs::write(path, &line).map_err(|e| format!("subagent: {}: {e}", path.display()))?;
-    zut_session::SessionWriter::open(path).map_err(|e| format!("subagent: {}: {e}", path.display()))
-}
-
-fn uuid_like() -> String {
-    let a = short_random();
-    let b = short_random();
-    format!("{a}{b}-subagent")
-}
-
-/// Eight hex digits from the clock and a counter (ids need not be secret).
-fn short_random() -> String {
-    use std::hash::{BuildHasher, Hasher};
-    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u64(N.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
-    h.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0),
-    );
-    format!("{:08x}", h.finish() as u32)
-}
-
-async fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
-    let out = tokio::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .await
-        .map_err(|e| format!("git: {e}"))?;
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
-    }
-}
-
-/// `git worktree add --detach <dir>/worktree HEAD` in the parent's repo.
-async fn add_worktree(cwd: &Path, dir: &Path) -> Result<PathBuf, String> {
-    let top = git(cwd, &["rev-parse", "--show-toplevel"])
-        .await
-        .map_err(|e| format!("subagent: isolation worktree needs a git repository: {e}"))?;
-    let top = PathBuf::from(top.trim());
-    let path = dir.join("worktree");
-    let p = path.display().to_string();
-    git(&top, &["worktree", "add", "--detach", &p, "HEAD"])
-        .await
-        .map_err(|e| format!("subagent: git worktree add failed: {e}"))?;
-    // The same place relative to the repository root.
-    let rel = cwd.strip_prefix(&top).unwrap_or(Path::new(""));
-    Ok(path.join(rel))
-}
-
-/// Records the worktree's changes as `patch.diff` (never applied).
-async fn capture_patch(child: &Child) {
-    let wt = child.dir.join("worktree");
-    let _ = git(&wt, &["add", "-A", "--intent-to-add"]).await;
-    match git(&wt, &["diff", "--binary", "HEAD"]).await {
-        Ok(diff) => {
-            if let Err(e) = std::fs::write(child.dir.join("patch.diff"), diff) {
-                tracing::warn!("subagent {}: patch.diff: {e}", child.id);
-            }
-        }
-        Err(e) => tracing::warn!("subagent {}: git diff: {e}", child.id),
-    }
-}
-
-/// The first (`meta`) row of a session file.
-fn read_meta(path: &Path) -> Option<zut_session::Meta> {
-    use std::io::BufRead as _;
-    let file = std::fs::File::open(path).ok()?;
-    let mut line = String::new();
-    std::io::BufReader::new(file).read_line(&mut line).ok()?;
-    match zut_session::Row::parse(line.trim_end().as_bytes()).ok()? {
-        zut_session::Row::Meta(m) => Some(m),
-        _ => None,
-    }
 }
