@@ -6,7 +6,6 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use crossterm::event::KeyEvent;
-use ratatui::text::{Line, Span};
 use zut_types::AgentEvent;
 
 use crate::chrome::Chrome;
@@ -102,19 +101,7 @@ pub enum Effect {
     SideQuestion(String),
 }
 
-/// A transient line under the transcript.
-#[derive(Debug, Clone)]
-pub struct Note {
-    /// Text (one line).
-    pub text: String,
-    /// `info`, `warn`, `error`, `ok`.
-    pub level: &'static str,
-    /// When it disappears by itself (status confirmations).
-    pub expires: Option<Instant>,
-    /// The extension that owns it (removed with `clear_notes` and when
-    /// the extension exits).
-    pub owner: Option<String>,
-}
+pub use crate::notes::Note;
 
 /// The TUI's state.
 pub struct App {
@@ -229,18 +216,6 @@ impl App {
             return None;
         }
         Some(commands::filter(&self.commands, query))
-    }
-
-    fn note(&mut self, level: &'static str, text: impl Into<String>) {
-        self.notes.push(Note {
-            text: text.into(),
-            level,
-            expires: None,
-            owner: None,
-        });
-        if self.notes.len() > 20 {
-            self.notes.remove(0);
-        }
     }
 
     /// The `@` picker's matches and the `@` offset, when it is open.
@@ -706,49 +681,6 @@ impl App {
         Vec::new()
     }
 
-    /// `[ext] line` notes, one per line of `text` (empty text: none).
-    fn owned_note(&mut self, ext: &str, level: &str, text: &str) {
-        let level = match level {
-            "error" => "error",
-            "warn" | "warning" => "warn",
-            "success" => "ok",
-            _ => "info",
-        };
-        for line in crate::sanitize::clean(text).lines() {
-            self.notes.push(Note {
-                text: line.to_string(),
-                level,
-                expires: None,
-                owner: Some(ext.to_string()),
-            });
-        }
-        if self.notes.len() > 50 {
-            let extra = self.notes.len() - 50;
-            self.notes.drain(..extra);
-        }
-    }
-
-    /// A note from outside (command results, shell errors...).
-    pub fn push_note(&mut self, level: &'static str, text: impl Into<String>) {
-        self.note(level, text);
-    }
-
-    /// A confirmation that disappears after [`STATUS_TTL`].
-    pub fn push_status(&mut self, level: &'static str, text: impl Into<String>, now: Instant) {
-        self.notes.push(Note {
-            text: text.into(),
-            level,
-            expires: Some(now + STATUS_TTL),
-            owner: None,
-        });
-    }
-
-    /// Drops expired notes; returns when the next one expires.
-    pub fn expire_notes(&mut self, now: Instant) -> Option<Instant> {
-        self.notes.retain(|n| n.expires.is_none_or(|t| t > now));
-        self.notes.iter().filter_map(|n| n.expires).min()
-    }
-
     /// The running job finished: the next queued prompt starts.
     pub fn job_finished(&mut self) -> Vec<Effect> {
         crate::confirm::job_finished(self);
@@ -765,44 +697,5 @@ impl App {
     /// Whether something animates (the spinner), so the loop needs a timer.
     pub fn animating(&self) -> bool {
         self.busy
-    }
-
-    /// Notes and queued prompts as rows.
-    pub fn note_rows(&self) -> Vec<Line<'static>> {
-        let mut rows = Vec::new();
-        for n in &self.notes {
-            let style = match n.level {
-                "error" => self.theme.error,
-                "warn" => self.theme.warn,
-                "ok" => self.theme.success,
-                _ => self.theme.dim,
-            };
-            let mut spans = vec![Span::raw("  ")];
-            if let Some(owner) = &n.owner {
-                spans.push(Span::styled(format!("[{owner}] "), self.theme.accent));
-            }
-            spans.push(Span::styled(n.text.clone(), style));
-            rows.push(Line::from(spans));
-        }
-        for q in &self.queue {
-            let first = crate::sanitize::clean_line(q.lines().next().unwrap_or(""));
-            rows.push(Line::from(vec![
-                Span::styled("  ↳ queued: ", self.theme.dim),
-                Span::raw(first),
-            ]));
-        }
-        if !self.queue.is_empty() {
-            rows.push(Line::from(Span::styled(
-                "    (↑ on an empty input pulls the last one back)",
-                self.theme.dim,
-            )));
-        }
-        if self.quit_armed.is_some() {
-            rows.push(Line::from(Span::styled(
-                "  press Ctrl+C again to quit",
-                self.theme.warn,
-            )));
-        }
-        rows
     }
 }

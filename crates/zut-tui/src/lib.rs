@@ -29,6 +29,7 @@ pub mod keymap;
 pub mod load_errors;
 pub mod markdown;
 mod memory;
+mod notes;
 pub mod panel_keys;
 pub mod pickers;
 pub mod plan_view;
