@@ -88,12 +88,13 @@ pub async fn list_models(
     let response = builder
         .send()
         .await
-        .map_err(|e| transport(format!("GET {url}: {}", describe(&e))))?;
+        .map_err(|e| transport(format!("GET {url}: {}", crate::provider::describe(&e))))?;
     let status = response.status();
     let mut bytes = Vec::new();
     let mut stream = response.bytes_stream();
     while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| transport(format!("GET {url}: {}", describe(&e))))?;
+        let chunk = chunk
+            .map_err(|e| transport(format!("GET {url}: {}", crate::provider::describe(&e))))?;
         bytes.extend_from_slice(&chunk);
         if bytes.len() > MAX_BODY {
             return Err(ProviderError::Protocol {
@@ -163,20 +164,6 @@ pub fn parse_models(text: &str) -> Result<Vec<ListedModel>, String> {
         });
     }
     Ok(out)
-}
-
-fn describe(error: &reqwest::Error) -> String {
-    let mut out = error.to_string();
-    let mut source = std::error::Error::source(error);
-    while let Some(inner) = source {
-        let text = inner.to_string();
-        if !out.contains(&text) {
-            out.push_str(": ");
-            out.push_str(&text);
-        }
-        source = inner.source();
-    }
-    out
 }
 
 #[cfg(test)]

@@ -618,7 +618,7 @@ pub fn responses_url(base: &str) -> String {
 }
 
 /// A reqwest error with its sources (reqwest's top-level text is terse).
-fn describe(error: &reqwest::Error) -> String {
+pub(crate) fn describe(error: &reqwest::Error) -> String {
     let mut out = error.to_string();
     let mut source = std::error::Error::source(error);
     while let Some(inner) = source {

@@ -5,7 +5,6 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::{out, Ctx};
-use crate::config::TransportConfig;
 use crate::manager::{McpManager, McpOptions};
 use crate::sources::{self, ConfiguredServer};
 use crate::status::{ServerInfo, ServerStatus};
@@ -75,20 +74,6 @@ fn reason(status: &ServerStatus) -> Option<String> {
     }
 }
 
-fn target(t: &TransportConfig) -> String {
-    match t {
-        TransportConfig::Stdio { command, args, .. } => {
-            let mut s = command.clone();
-            for a in args {
-                s.push(' ');
-                s.push_str(a);
-            }
-            s
-        }
-        TransportConfig::Http { url, .. } | TransportConfig::Sse { url, .. } => url.clone(),
-    }
-}
-
 fn line(s: &ConfiguredServer, info: &ServerInfo) -> String {
     let state = match &info.status {
         ServerStatus::Ready => format!("ready, {} tools", info.tools),
@@ -100,7 +85,7 @@ fn line(s: &ConfiguredServer, info: &ServerInfo) -> String {
     format!(
         "{}: {} ({}, {}) - {}",
         s.config.name,
-        target(&s.config.transport),
+        s.config.transport.shown(),
         s.config.transport.kind(),
         s.config.scope.as_str(),
         state
