@@ -7,6 +7,7 @@
 //! conversation is built (provider, extension host, session file) is the
 //! [`Backend`]'s business, given by the CLI.
 
+mod children;
 mod commands;
 mod files;
 mod permission;

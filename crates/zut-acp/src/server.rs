@@ -374,6 +374,13 @@ fn flush(
                     Some(a) => a,
                     None => continue,
                 },
+                ControllerEvent::Subagent { id, event } => {
+                    for update in crate::children::map(&id, &event) {
+                        let _ =
+                            conn.send_notification(SessionNotification::new(sid.clone(), update));
+                    }
+                    continue;
+                }
                 _ => continue,
             };
             for update in mapper.map(&agent_ev) {
@@ -408,6 +415,13 @@ async fn pump(
             ControllerEvent::Agent(a) => a,
             // Other front ends' own markers: nothing for ACP.
             ControllerEvent::Note(_) | ControllerEvent::ExtensionsReady { .. } => continue,
+            // Children: tool calls of their own (crate::children).
+            ControllerEvent::Subagent { id, event } => {
+                for update in crate::children::map(&id, &event) {
+                    let _ = conn.send_notification(SessionNotification::new(sid.clone(), update));
+                }
+                continue;
+            }
             ControllerEvent::Ui(u) => match AgentEvent::from_ui(&u) {
                 Some(a) => a,
                 None => continue,

@@ -64,6 +64,9 @@ pub struct Agent {
     /// Whether other work waits (the controller's queue): goal
     /// continuations then give way (`crate::goals`).
     pub(crate) work_waiting: Option<crate::goals::WorkWaiting>,
+    /// Children's events and runtime, shared with the controller
+    /// (`crate::subagent::link`).
+    pub(crate) subagent_link: crate::subagent::link::Link,
 }
 
 impl Agent {
@@ -92,6 +95,7 @@ impl Agent {
             plan: Vec::new(),
             goals: Default::default(),
             work_waiting: None,
+            subagent_link: Default::default(),
         }
     }
 
@@ -329,6 +333,14 @@ impl Agent {
                 self.provider.config().prices_for(self.provider.model()),
             );
             cumulative.add(&this);
+            // Children's calls since the last report count in the total.
+            if let Some(c) = self
+                .subagents
+                .as_ref()
+                .and_then(|rt| rt.feed().take_unreported())
+            {
+                cumulative.add(&c);
+            }
             self.count_goal_tokens(this.input + this.output + this.cache_read + this.cache_write);
             sink(AgentEvent::Usage(UsageEvent { this, cumulative }));
             let message = completion.message;

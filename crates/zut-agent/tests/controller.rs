@@ -50,6 +50,7 @@ fn names(evs: &[ControllerEvent]) -> Vec<String> {
             ControllerEvent::JobFinished { .. } => "finished".into(),
             ControllerEvent::Note(n) => format!("note:{n}"),
             ControllerEvent::ExtensionsReady { .. } => "ready".into(),
+            ControllerEvent::Subagent { id, .. } => format!("subagent:{id}"),
         })
         .collect()
 }

@@ -22,6 +22,7 @@ mod tui_mcp;
 mod tui_mode;
 mod tui_models;
 mod tui_session;
+mod tui_subagents;
 mod web_setup;
 
 use std::process::ExitCode;

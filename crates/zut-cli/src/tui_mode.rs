@@ -86,6 +86,8 @@ impl zut_tui::Controller for TuiController {
                 });
             }
             "yolo" => self.yolo(&args),
+            "subagents" => crate::tui_subagents::command(&self.ctrl, &args, &self.tx),
+            "orchestrator" => crate::tui_subagents::orchestrator(&self.ctrl, &args, &self.tx),
             _ => {
                 // Commands answer on their own task, so Esc (an abort) and
                 // panel keys are not stuck behind a slow extension.
@@ -411,6 +413,7 @@ async fn forward(
                 continue;
             }
             ControllerEvent::Note(_) => continue,
+            ControllerEvent::Subagent { id, event } => TuiEvent::Subagent { id, event },
         };
         if tx.send(out).is_err() {
             break;

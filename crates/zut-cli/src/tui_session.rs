@@ -76,6 +76,8 @@ pub fn open(
         PickerKind::Reasoning | PickerKind::Settings | PickerKind::Theme => return,
         // Built by `tui_mcp`.
         PickerKind::Mcp | PickerKind::McpServer => return,
+        // Built by the TUI from the children's events (`subagents_view`).
+        PickerKind::Subagents | PickerKind::SubagentLog => return,
     };
     let _ = tx.send(TuiEvent::Picker(picker));
 }

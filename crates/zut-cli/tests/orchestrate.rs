@@ -29,11 +29,13 @@ fn offered(body: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The parent's events (children's carry `subagent_id`).
 fn events(stdout: &str) -> Vec<Value> {
     stdout
         .lines()
         .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap())
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v.get("subagent_id").is_none())
         .collect()
 }
 

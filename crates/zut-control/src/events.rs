@@ -58,6 +58,15 @@ pub enum ControllerEvent {
     /// delivered after everything pushed before it (RPC uses it to write a
     /// command's response after the events the command produced).
     Note(String),
+    /// An event of one of the conversation's subagents (docs/subagents.md):
+    /// its progress, tagged with its id. Front ends write it with
+    /// [`AgentEvent::write_json_tagged`].
+    Subagent {
+        /// The child's id (`sa-<n>-<random>`).
+        id: String,
+        /// Its event.
+        event: AgentEvent,
+    },
 }
 
 #[derive(Default)]
@@ -112,6 +121,19 @@ impl EventQueue {
                     (q.items.back_mut(), &ev)
                 {
                     if merge(last, new) {
+                        return;
+                    }
+                }
+                // A child's deltas merge the same way.
+                if let (
+                    Some(ControllerEvent::Subagent { id, event: last }),
+                    ControllerEvent::Subagent {
+                        id: id2,
+                        event: new,
+                    },
+                ) = (q.items.back_mut(), &ev)
+                {
+                    if id == id2 && merge(last, new) {
                         return;
                     }
                 }

@@ -19,7 +19,7 @@ use super::parse::{parse, Context, Line};
 use super::wire::*;
 
 /// Opt-in capability names accepted in `hello`.
-pub const CAPABILITIES: &[&str] = &["commands", "ext_ui", "sessions"];
+pub const CAPABILITIES: &[&str] = &["commands", "ext_ui", "sessions", "subagents"];
 
 /// What the reader does after a line.
 #[derive(Debug, PartialEq, Eq)]
@@ -38,6 +38,8 @@ pub struct Dispatcher {
     pub cwd: String,
     pub commands: Arc<AtomicBool>,
     pub ext_ui: Arc<AtomicBool>,
+    /// Opted in to `subagents` (children's events, tagged).
+    pub subagents: Arc<AtomicBool>,
     /// Opted in to `sessions`.
     pub sessions: bool,
     /// `$ZUT_HOME`.
@@ -288,6 +290,9 @@ impl Dispatcher {
         }
         if granted.iter().any(|g| g == "ext_ui") {
             self.ext_ui.store(true, Ordering::Relaxed);
+        }
+        if granted.iter().any(|g| g == "subagents") {
+            self.subagents.store(true, Ordering::Relaxed);
         }
         if granted.iter().any(|g| g == "sessions") {
             self.sessions = true;

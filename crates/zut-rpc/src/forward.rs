@@ -36,7 +36,12 @@ impl Tag {
 }
 
 /// Forwards until the stream ends.
-pub async fn run(mut stream: EventStream, out: Out, ext_ui: Arc<AtomicBool>) {
+pub async fn run(
+    mut stream: EventStream,
+    out: Out,
+    ext_ui: Arc<AtomicBool>,
+    subagents: Arc<AtomicBool>,
+) {
     let mut items = Vec::new();
     loop {
         let Some(permit) = out.permit().await else {
@@ -87,6 +92,13 @@ pub async fn run(mut stream: EventStream, out: Out, ext_ui: Arc<AtomicBool>) {
                     // stderr, as the Go original reports load errors.
                     for err in errors {
                         eprintln!("extension load: {err}");
+                    }
+                }
+                // Opt-in (`subagents`): a child's progress, tagged.
+                ControllerEvent::Subagent { id, event } => {
+                    if subagents.load(Ordering::Relaxed) {
+                        event.write_json_tagged(&id, &mut bytes);
+                        bytes.push(b'\n');
                     }
                 }
                 ControllerEvent::JobStarted { tag: None, .. }

@@ -71,7 +71,13 @@ pub async fn serve(conv: Conversation, stop: tokio::sync::oneshot::Receiver<()>)
     } = conv;
     let (out, writer) = Out::start(token.is_none());
     let ext_ui = Arc::new(AtomicBool::new(false));
-    let forwarder = tokio::spawn(forward::run(events, out.clone(), ext_ui.clone()));
+    let subagents = Arc::new(AtomicBool::new(false));
+    let forwarder = tokio::spawn(forward::run(
+        events,
+        out.clone(),
+        ext_ui.clone(),
+        subagents.clone(),
+    ));
     let mut d = Dispatcher {
         controller: controller.clone(),
         out: out.clone(),
@@ -79,6 +85,7 @@ pub async fn serve(conv: Conversation, stop: tokio::sync::oneshot::Receiver<()>)
         cwd,
         commands: Arc::new(AtomicBool::new(false)),
         ext_ui,
+        subagents,
         sessions: false,
         zut_home,
         tasks: JoinSet::new(),

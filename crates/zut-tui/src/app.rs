@@ -157,6 +157,8 @@ pub struct App {
     pub thinking: crate::thinking::Thinking,
     /// The goal status last shown in the transcript (`crate::goal_view`).
     pub goal_shown: Option<String>,
+    /// The subagents seen (`/subagents`, `crate::subagents_view`).
+    pub subagents: crate::subagents_view::Children,
 }
 
 impl App {
@@ -188,6 +190,7 @@ impl App {
             confirms: Default::default(),
             thinking: Default::default(),
             goal_shown: None,
+            subagents: Default::default(),
         }
     }
 
@@ -507,6 +510,8 @@ impl App {
         match name {
             "exit" | "quit" => vec![Effect::Quit],
             "btw" => crate::btw::command(self, args),
+            "subagents" => crate::subagents_view::command(self, args),
+            "orchestrator" => crate::subagents_view::orchestrator(self, args),
             "theme" => crate::themes::command(self, args),
             "help" => {
                 let rows = crate::help::rows(&self.commands, self.size.0 as usize, &self.theme);

@@ -42,6 +42,7 @@ mod shell;
 pub mod sidebar;
 pub mod status;
 pub mod stream;
+pub mod subagents_view;
 pub mod syntax_theme;
 pub mod terminal;
 pub mod theme;
@@ -205,4 +206,14 @@ pub enum TuiEvent {
     /// The provider changed (`/model <provider>/<id>`); a
     /// [`TuiEvent::Settings`] with the model follows.
     Provider(String),
+    /// An event of a subagent (docs/subagents.md): its usage counts in the
+    /// status bar; the `/subagents` dashboard shows the rest.
+    Subagent {
+        /// The child's id.
+        id: String,
+        /// Its event.
+        event: zut_types::AgentEvent,
+    },
+    /// `/orchestrator` was turned on or off (the status bar says it).
+    Orchestrating(bool),
 }

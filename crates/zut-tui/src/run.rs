@@ -362,6 +362,11 @@ fn conversation(app: &mut App, ev: TuiEvent, themes_dir: Option<&std::path::Path
             app.status.set_totals(&t);
             Vec::new()
         }
+        TuiEvent::Subagent { id, event } => crate::subagents_view::event(app, &id, event),
+        TuiEvent::Orchestrating(on) => {
+            app.status.orchestrator = on;
+            Vec::new()
+        }
         TuiEvent::Scheduled { id, message } => crate::goal_view::scheduled(app, &id, message),
         TuiEvent::CommandDone { label, outcome } => {
             let running = format!("{label} running…");

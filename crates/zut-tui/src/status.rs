@@ -57,6 +57,8 @@ pub struct Status {
     /// `goal:<status> auto:<n>` while there is a goal or zut ran
     /// continuation turns ([`crate::goal_view::status_text`]).
     pub goal: Option<String>,
+    /// `/orchestrator` is on: the next prompts delegate.
+    pub orchestrator: bool,
 }
 
 /// A session's usage totals (what the counters restart from when the
@@ -83,6 +85,18 @@ impl Status {
         self.cache_write += u.this.cache_write;
         if u.this.cost_known {
             *self.cost.get_or_insert(0.0) += u.this.cost_usd;
+        }
+    }
+
+    /// Adds one of a subagent's calls: its tokens and cost count in the
+    /// session's, its prompt size says nothing of the parent's context.
+    pub fn child_usage(&mut self, u: &zut_types::UsageCounts) {
+        self.tokens_in += u.input;
+        self.tokens_out += u.output;
+        self.cache_read += u.cache_read;
+        self.cache_write += u.cache_write;
+        if u.cost_known {
+            *self.cost.get_or_insert(0.0) += u.cost_usd;
         }
     }
 
@@ -127,6 +141,9 @@ impl Status {
         }
         if self.jail.is_some() {
             spans.push(Span::styled("  ⛓ jailed", theme.accent));
+        }
+        if self.orchestrator {
+            spans.push(Span::styled("  orchestrating", theme.accent));
         }
         if self.tokens_in + self.tokens_out > 0 {
             spans.push(Span::styled(

@@ -185,6 +185,20 @@ pub const BUILTIN_COMMANDS: &[BuiltinCommand] = &[
         true,
     ),
     cmd(
+        "subagents",
+        "the subagents: state, task, tokens, cost; open one's transcript, message or stop it",
+        Some("message <id> <text>|stop <id>"),
+        true,
+        false,
+    ),
+    cmd(
+        "orchestrator",
+        "toggle orchestrating: the next prompts only read and delegate to subagents",
+        Some("on|off"),
+        true,
+        false,
+    ),
+    cmd(
         "login",
         "store a provider's API key (checked first); /login <provider>",
         Some("provider"),

@@ -364,6 +364,40 @@ pub enum AgentEvent {
         /// Why it stopped, when it did.
         reason: Option<String>,
     },
+    /// A subagent's turn ended (docs/subagents.md). Only ever sent tagged
+    /// with the child's `subagent_id` (see `write_json_tagged`), in place of
+    /// the child's `done`.
+    SubagentEnd {
+        /// `completed`, `failed`, `stopped` or `interrupted`.
+        state: String,
+        /// The turn's final text (at most 4000 bytes).
+        final_text: String,
+        /// Why the turn failed.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+        /// The child's turns so far.
+        turns: u32,
+        /// The child's usage over all its turns.
+        usage: UsageCounts,
+        /// The child's session file.
+        transcript: String,
+    },
+    /// A subagent was spawned (or reopened to resume) and waits for its
+    /// turn (docs/subagents.md). Only ever sent tagged with its
+    /// `subagent_id`.
+    SubagentStart {
+        /// Its task.
+        task: String,
+        /// Its profile, if any.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        profile: Option<String>,
+        /// Its model.
+        model: String,
+        /// `shared` or `worktree`.
+        workspace: String,
+        /// Its session file.
+        transcript: String,
+    },
 }
 
 /// Token counts for the `usage` event.

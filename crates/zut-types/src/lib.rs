@@ -13,6 +13,7 @@ pub mod commands;
 pub mod event;
 pub mod message;
 pub mod plan;
+pub mod subagent_tag;
 pub mod transcript;
 
 pub use approval::ApprovalDecision;

@@ -21,6 +21,7 @@ mod session_moves;
 mod shared;
 mod startup;
 mod state;
+mod subagents;
 mod switch;
 mod worker;
 
@@ -100,6 +101,7 @@ impl Controller {
             }
         })));
         let events = EventQueue::new(1 + usize::from(ui.is_some()));
+        subagents::install(&agent, &shared, &events);
         let (host, ready) = match &startup {
             None => (HostSlot::ready(agent.host().cloned()), None),
             Some(_) => {

@@ -21,6 +21,8 @@ pub(crate) struct Pending {
     pub(crate) reasoning: Option<Reasoning>,
     pub(crate) reset_approvals: bool,
     pub(crate) confirm_tools: Option<bool>,
+    /// `/orchestrator on|off` (`super::subagents`).
+    pub(crate) orchestrate: Option<bool>,
 }
 
 pub(crate) struct Inner {
@@ -58,6 +60,9 @@ impl Inner {
         if let Some(on) = p.confirm_tools {
             agent.config_mut().confirm_tools = on;
         }
+        if let Some(on) = p.orchestrate {
+            crate::subagent::orchestrate::set(agent.config_mut(), on);
+        }
         if p.clear {
             agent.clear();
         }
@@ -93,6 +98,8 @@ pub(crate) struct Shared {
     /// Resolves `/model <provider>/<id>` to another provider's
     /// configuration (set by the front end, which knows the files).
     pub(crate) resolver: std::sync::OnceLock<super::switch::ModelResolver>,
+    /// The agent's children (`super::subagents`).
+    pub(crate) subagents: crate::subagent::link::Link,
 }
 
 impl Shared {
@@ -122,6 +129,7 @@ impl Shared {
             wake: Notify::new(),
             idle: Notify::new(),
             resolver: std::sync::OnceLock::new(),
+            subagents: agent.subagent_link.clone(),
         }
     }
 

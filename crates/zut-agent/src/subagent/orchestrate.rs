@@ -52,6 +52,21 @@ You are orchestrating this task. Other agents (subagents) do the work; you plan,
 - You cannot edit files or run commands yourself. When a reply of yours ends while subagents are still working, zut waits and then gives you their completion notes as a new message; follow up (status with include_result, message, resume) or start more subagents as needed.
 - When every piece is done, check the results and write the final answer: what was done, by which subagent, what is left.";
 
+/// Turns orchestration on or off in `config` (the TUI's `/orchestrator`):
+/// the flag, the manager's brief in the system prompt and, when on, the
+/// `subagent` tool.
+pub fn set(config: &mut crate::config::AgentConfig, on: bool) {
+    config.orchestrate = on;
+    config.system.append.retain(|a| a != ORCHESTRATOR_PROMPT);
+    if on {
+        config.system.append.push(ORCHESTRATOR_PROMPT.to_string());
+        let name = crate::subagent::tool::TOOL_NAME;
+        if !config.builtin_tools.iter().any(|t| t == name) {
+            config.builtin_tools.push(name.to_string());
+        }
+    }
+}
+
 /// Whether `name` may run in an orchestrating parent, and the error text
 /// when it may not.
 pub fn refusal(name: &str, args: &Value) -> Option<String> {

@@ -150,6 +150,7 @@ impl Runtime {
                 turns: 0,
                 steps: 0,
                 tokens: (0, 0),
+                usage: Default::default(),
                 tool: None,
                 pending: 0,
             }),
@@ -162,10 +163,12 @@ impl Runtime {
         agent.only_tools = profile.as_ref().and_then(|p| p.tools.clone());
         agent.attach_session(writer, Some(&snapshot));
         lock(&self.children).push(child.clone());
+        self.feed.started(&child);
         let worker = Worker {
             child: child.clone(),
             limit: self.limit.clone(),
             timeout,
+            feed: self.feed.clone(),
         };
         tokio::spawn(worker.run(agent, inbox_rx, self.updates.clone()));
         Ok(child)

@@ -26,11 +26,12 @@ use zut_providers::{Part, Provider, Reasoning};
 
 use crate::agent::Agent;
 use crate::config::AgentConfig;
-use crate::event::AgentEvent;
+use crate::event::{AgentEvent, UsageCounts};
 use crate::outcome::PromptOutcome;
 use crate::subagent::child_files::{
     add_worktree, capture_patch, create_session, short_random, write_result,
 };
+use crate::subagent::link::{forwarded, Feed};
 use crate::subagent::profiles::{Profile, ProfileSet, PromptMode};
 
 /// Held while a `write` or `edit` runs, so that agents sharing a
@@ -101,6 +102,8 @@ pub struct ChildStatus {
     pub steps: u64,
     /// Tokens in and out.
     pub tokens: (u64, u64),
+    /// Every model call's usage and cost, summed over all turns.
+    pub usage: UsageCounts,
     /// The tool running now, if any.
     pub tool: Option<String>,
     /// Follow-ups waiting.
@@ -222,6 +225,7 @@ impl Child {
             "turns": st.turns,
             "steps": st.steps,
             "tokens": {"input": st.tokens.0, "output": st.tokens.1},
+            "cost_usd": st.usage.cost_usd,
             "transcript": self.transcript.display().to_string(),
         });
         if let Some(p) = &self.profile {
@@ -246,7 +250,7 @@ impl Child {
     }
 }
 
-pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
@@ -297,6 +301,8 @@ pub struct Runtime {
     /// Bumped by each [`Runtime::watch_parent`]: older watchers end.
     pub(super) watch_gen: watch::Sender<u64>,
     pub(super) seq: std::sync::atomic::AtomicU64,
+    /// Children's events and usage on their way to the front end.
+    pub(super) feed: Arc<Feed>,
 }
 
 /// `ZUT_SUBAGENTS_MAX_CONCURRENT`, else the CPU count.
@@ -342,7 +348,13 @@ impl Runtime {
             root: CancellationToken::new(),
             watch_gen: watch::channel(0).0,
             seq: std::sync::atomic::AtomicU64::new(0),
+            feed: Arc::new(Feed::default()),
         }
+    }
+
+    /// Where the children's events and usage go.
+    pub fn feed(&self) -> &Arc<Feed> {
+        &self.feed
     }
 
     /// For `cwd`: profiles from the usual places, limits from the
@@ -524,6 +536,7 @@ impl Runtime {
                 turns: 0,
                 steps: 0,
                 tokens: (0, 0),
+                usage: UsageCounts::default(),
                 tool: None,
                 pending: 0,
             }),
@@ -536,11 +549,13 @@ impl Runtime {
         agent.only_tools = only_tools;
         agent.attach_session(writer, Some(&snapshot));
         lock(&self.children).push(child.clone());
+        self.feed.started(&child);
         child.send(spec.task)?;
         let worker = Worker {
             child: child.clone(),
             limit: self.limit.clone(),
             timeout,
+            feed: self.feed.clone(),
         };
         tokio::spawn(worker.run(agent, inbox_rx, self.updates.clone()));
         Ok(child)
@@ -554,6 +569,7 @@ pub(super) struct Worker {
     pub(super) child: Arc<Child>,
     pub(super) limit: Arc<Semaphore>,
     pub(super) timeout: Duration,
+    pub(super) feed: Arc<Feed>,
 }
 
 impl Worker {
@@ -591,16 +607,27 @@ impl Worker {
             // shows the child as interrupted (and resumable).
             let previous = child.status().final_text;
             write_result(&child, ChildState::Running, &previous, None);
-            let c2 = child.clone();
-            let mut sink = move |ev: AgentEvent| match ev {
-                AgentEvent::TurnStart { .. } => c2.update(|s| s.steps += 1),
-                AgentEvent::ToolExecutionStarted { name, .. } => c2.update(|s| s.tool = Some(name)),
-                AgentEvent::ToolResult { .. } => c2.update(|s| s.tool = None),
-                AgentEvent::Usage(u) => c2.update(|s| {
-                    s.tokens.0 += u.this.input;
-                    s.tokens.1 += u.this.output;
-                }),
-                _ => {}
+            let (c2, feed) = (child.clone(), self.feed.clone());
+            let mut sink = move |ev: AgentEvent| {
+                match &ev {
+                    AgentEvent::TurnStart { .. } => c2.update(|s| s.steps += 1),
+                    AgentEvent::ToolExecutionStarted { name, .. } => {
+                        c2.update(|s| s.tool = Some(name.clone()))
+                    }
+                    AgentEvent::ToolResult { .. } => c2.update(|s| s.tool = None),
+                    AgentEvent::Usage(u) => {
+                        c2.update(|s| {
+                            s.tokens.0 += u.this.input;
+                            s.tokens.1 += u.this.output;
+                            s.usage.add(&u.this);
+                        });
+                        feed.add_usage(&u.this);
+                    }
+                    _ => {}
+                }
+                if forwarded(&ev) && feed.listening() {
+                    feed.forward(&c2.id, ev);
+                }
             };
             let mut timed_out = false;
             let outcome = {
@@ -650,6 +677,18 @@ impl Worker {
                 s.turns += 1;
                 s.tool = None;
             });
+            if self.feed.listening() {
+                let st = child.status();
+                let end = AgentEvent::SubagentEnd {
+                    state: state.as_str().to_string(),
+                    final_text: clip(&final_text, SUMMARY_BYTES),
+                    error: error.clone(),
+                    turns: st.turns,
+                    usage: st.usage,
+                    transcript: child.transcript.display().to_string(),
+                };
+                self.feed.forward(&child.id, end);
+            }
             let mut line = format!("- {}: {}", child.id, state.as_str());
             if let Some(e) = &error {
                 line.push_str(&format!(" ({e})"));

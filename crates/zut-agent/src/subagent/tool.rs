@@ -179,10 +179,14 @@ fn int_arg(args: &Map<String, Value>, key: &str) -> Option<u64> {
 impl Agent {
     /// The child runtime, made on first use.
     fn subagent_runtime(&mut self) -> Arc<Runtime> {
+        if let Some(rt) = &self.subagents {
+            return rt.clone();
+        }
         let (home, cwd) = (self.config.system.zut_home.clone(), self.config.cwd.clone());
-        self.subagents
-            .get_or_insert_with(|| Arc::new(Runtime::from_env(home, &cwd)))
-            .clone()
+        let rt = Arc::new(Runtime::from_env(home, &cwd));
+        self.subagent_link.attach(&rt);
+        self.subagents = Some(rt.clone());
+        rt
     }
 
     /// Adds the `subagent` tool when the enabled tools name it.
@@ -405,8 +409,20 @@ async fn settled_text(rt: &Runtime, child: &Arc<Child>, secs: u64) -> String {
     if let Some(e) = &st.error {
         text.push_str(&format!("error: {e}\n"));
     }
+    text.push_str(&usage_line(&st.usage));
     text.push_str(&format!("final: {}\n", summary(&st.final_text, child)));
     text
+}
+
+/// `usage: <in> in, <out> out, $<cost>` of a child (its own figures; the
+/// parent's totals include them).
+fn usage_line(u: &crate::event::UsageCounts) -> String {
+    let cost = if u.cost_known {
+        format!(", ${:.4}", u.cost_usd)
+    } else {
+        String::new()
+    };
+    format!("usage: {} in, {} out{cost}\n", u.input, u.output)
 }
 
 /// The final text, bounded, with where the rest is.

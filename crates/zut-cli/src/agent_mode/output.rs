@@ -112,6 +112,35 @@ impl Output {
         self.queued(st);
     }
 
+    /// Handles one event of subagent `id`: its usage counts in the run's
+    /// totals (`--stats`); `--json` writes it tagged with `subagent_id`;
+    /// print and stream modes write a line on stderr when one of its turns
+    /// ends.
+    pub fn subagent_event(&self, id: &str, ev: &AgentEvent) {
+        let Ok(mut st) = self.state.lock() else {
+            return;
+        };
+        if let AgentEvent::Usage(u) = ev {
+            st.usage.add(&u.this);
+        }
+        match self.mode {
+            Mode::Json => {
+                ev.write_json_tagged(id, &mut st.pending);
+                st.pending.push(b'\n');
+                self.queued(st);
+            }
+            _ => {
+                if let AgentEvent::SubagentEnd { state, error, .. } = ev {
+                    drop(st);
+                    match error {
+                        Some(e) => crate::errln!("zut: subagent {id}: {state}: {e}"),
+                        None => crate::errln!("zut: subagent {id}: {state}"),
+                    }
+                }
+            }
+        }
+    }
+
     /// Print and stream modes: the recovery steps zut takes on its own
     /// (repetition guard, missing answer, context overflow) as a line on
     /// stderr, so stdout keeps only the answer. Whether `ev` was one.
@@ -246,6 +275,7 @@ pub async fn pump(mut events: EventStream, out: Arc<Output>) {
                     crate::errln!("extension load: {err}");
                 }
             }
+            ControllerEvent::Subagent { id, event } => out.subagent_event(&id, &event),
             ControllerEvent::JobStarted { .. }
             | ControllerEvent::JobFinished { .. }
             | ControllerEvent::Note(_) => {}

@@ -57,6 +57,10 @@ pub enum PickerKind {
     Login,
     /// `/logout`: pick a provider whose stored key to remove.
     Logout,
+    /// `/subagents`: the children; Enter opens one's transcript.
+    Subagents,
+    /// One child's transcript, live (`crate::subagents_view`).
+    SubagentLog,
 }
 
 impl PickerKind {
@@ -75,6 +79,7 @@ impl PickerKind {
             Self::Mcp | Self::McpServer => "mcp",
             Self::Login => "login",
             Self::Logout => "logout",
+            Self::Subagents | Self::SubagentLog => "subagents",
         }
     }
 }
@@ -173,6 +178,12 @@ impl Picker {
                 "↑/↓ pick a provider · enter type its key · type to filter · esc cancel"
             }
             PickerKind::Logout => "↑/↓ pick · enter remove its stored key · esc cancel",
+            PickerKind::Subagents => {
+                "↑/↓ pick · enter transcript · ctrl+e message · ctrl+x stop · esc close"
+            }
+            PickerKind::SubagentLog => {
+                "live · ↑/↓ scroll · ctrl+e message · ctrl+x stop · esc back"
+            }
         };
         let selected = items.iter().position(|i| i.current).unwrap_or(0);
         Self {
@@ -380,6 +391,8 @@ fn picked(app: &mut App, kind: PickerKind, value: String) -> Vec<Effect> {
             name: "logout".into(),
             args: value,
         }],
+        // Their keys are `crate::subagents_view`'s.
+        PickerKind::Subagents | PickerKind::SubagentLog => Vec::new(),
     }
 }
 
@@ -404,6 +417,9 @@ pub(crate) fn key(app: &mut App, key: &crossterm::event::KeyEvent) -> Vec<Effect
         return effects;
     }
     if let Some(effects) = login::key(app, key) {
+        return effects;
+    }
+    if let Some(effects) = crate::subagents_view::key(app, key) {
         return effects;
     }
     let Some(p) = app.picker.as_mut() else {
