@@ -22,6 +22,7 @@ mod shared;
 mod startup;
 mod state;
 mod switch;
+mod web;
 mod worker;
 
 use std::sync::Arc;
