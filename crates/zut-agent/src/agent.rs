@@ -210,6 +210,8 @@ impl Agent {
         self.tool_owners.clear();
         self.result_budget.reset();
         self.plan.clear();
+        // `web-N` references do not outlive the conversation.
+        self.web.clear();
     }
 
     /// Runs one user prompt to completion, emitting events to `sink`.
@@ -233,6 +235,15 @@ impl Agent {
         self.transcript.push(user);
         self.system_files = SystemFiles::load(&self.config.system);
         self.reload_skills();
+        // The web tools turned off: their references go (tools.md §10.1).
+        if !self
+            .config
+            .builtin_tools
+            .iter()
+            .any(|t| t == zut_web::SELECTOR)
+        {
+            self.web.clear();
+        }
         let outcome = match persisted {
             Ok(()) => {
                 let outcome = self.run_steps(cancel, sink).await;

@@ -39,6 +39,7 @@ mod tool_exec;
 pub mod toolset;
 pub mod transcript;
 pub mod user_context;
+mod web_provider;
 
 pub use agent::{stop_name, Agent, EventSink};
 pub use approval::{ApprovalDecision, ApprovalHook, ApprovalRequest, PendingApproval};

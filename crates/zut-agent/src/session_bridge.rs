@@ -72,6 +72,8 @@ impl Agent {
     /// restored from it first, replacing the current ones.
     pub fn attach_session(&mut self, writer: SessionWriter, snapshot: Option<&Snapshot>) {
         let cumulative = snapshot.map(Snapshot::cumulative).unwrap_or_default();
+        // Another session's `web-N` references are not this one's.
+        self.web.clear();
         if let Some(snap) = snapshot {
             self.transcript = to_provider(&snap.messages);
             self.activated = snap.activated_tools().into_iter().collect::<BTreeSet<_>>();

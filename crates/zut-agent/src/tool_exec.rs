@@ -241,6 +241,10 @@ impl Agent {
             })
         };
         let web = self.web.clone();
+        // `web_search`'s `provider` backend searches with the current model.
+        let server_search = (name == "web_search"
+            && web.config().search.backend == zut_web::SearchBackend::Provider)
+            .then(|| crate::web_provider::ProviderSearch::new(self.provider.clone()));
         // `write` and `edit` of every agent in the process (a parent and
         // its children) run one at a time: a second edit of a file sees the
         // first's result (docs/subagents.md).
@@ -251,7 +255,10 @@ impl Agent {
         let out = {
             let run = async {
                 if zut_web::is_web_tool(name) {
-                    web.run(name, args, &ctx).await
+                    let server = server_search
+                        .as_ref()
+                        .map(|s| s as &dyn zut_web::ServerSearch);
+                    web.run_with_search(name, args, &ctx, server).await
                 } else {
                     zut_tools::run_builtin(name, args, &ctx).await
                 }

@@ -21,7 +21,9 @@ mod render;
 mod responses;
 mod script;
 mod server;
+mod web_search;
 
 pub use bedrock::EventFrame;
 pub use script::{Block, Body, Format, Script, SseFrame, Usage};
 pub use server::{LlmServer, RecordedRequest};
+pub use web_search::{Citation, WebResult, WebSearchReply};

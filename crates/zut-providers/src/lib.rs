@@ -36,6 +36,7 @@ pub mod reasoning;
 mod responses;
 pub mod retry;
 mod scan;
+pub mod server_search;
 pub mod sse;
 mod text;
 pub mod types;
@@ -57,5 +58,6 @@ pub use responses::{
     REASONING_PREFIX as RESPONSES_REASONING_PREFIX,
 };
 pub use retry::RetryPolicy;
+pub use server_search::{ServerSearchKind, WebSearchOutcome, WebSource};
 pub use types::*;
 pub use vertex::auth::VertexAuth;

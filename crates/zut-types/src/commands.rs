@@ -199,6 +199,13 @@ pub const BUILTIN_COMMANDS: &[BuiltinCommand] = &[
         false,
     ),
     cmd(
+        "web",
+        "web tools on or off (saved in config.json); /web on|off",
+        Some("on|off"),
+        true,
+        true,
+    ),
+    cmd(
         "login",
         "store a provider's API key (checked first); /login <provider>",
         Some("provider"),

@@ -20,8 +20,9 @@ pub enum SearchBackend {
     Tavily,
     /// Exa (key `EXA_API_KEY` or auth.json `exa`).
     Exa,
-    /// The model provider's own server-side search tool. Chosen in config;
-    /// the provider layer does not offer it yet, so `web_search` says so.
+    /// The model provider's own server-side search tool (Anthropic
+    /// Messages, OpenAI Responses), run by the agent through
+    /// [`crate::ServerSearch`].
     Provider,
 }
 

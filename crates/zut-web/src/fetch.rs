@@ -18,6 +18,7 @@ use url::Url;
 use crate::address;
 use crate::config::WebConfig;
 use crate::destination::{self, Destination};
+use crate::jail::JailNet;
 use crate::limits::MAX_REDIRECTS;
 
 /// `User-Agent` of page fetches.
@@ -73,10 +74,21 @@ pub async fn fetch(
     cfg: &WebConfig,
     cancel: &CancellationToken,
 ) -> Result<Fetched, FetchError> {
+    fetch_jailed(raw_url, cfg, None, cancel).await
+}
+
+/// [`fetch`] inside a jail's network rule (checked for the URL and every
+/// redirect target).
+pub async fn fetch_jailed(
+    raw_url: &str,
+    cfg: &WebConfig,
+    jail: Option<&JailNet>,
+    cancel: &CancellationToken,
+) -> Result<Fetched, FetchError> {
     let dest = destination::check(raw_url, None, cfg).map_err(FetchError::Denied)?;
     let total = cfg.timeout;
     tokio::select! {
-        r = tokio::time::timeout(total, follow(dest, cfg)) => match r {
+        r = tokio::time::timeout(total, follow(dest, cfg, jail)) => match r {
             Ok(r) => r,
             Err(_) => Err(FetchError::TimedOut(format!(
                 "the page did not arrive within {} s", total.as_secs_f32()
@@ -86,9 +98,19 @@ pub async fn fetch(
     }
 }
 
-async fn follow(mut dest: Destination, cfg: &WebConfig) -> Result<Fetched, FetchError> {
+async fn follow(
+    mut dest: Destination,
+    cfg: &WebConfig,
+    jail: Option<&JailNet>,
+) -> Result<Fetched, FetchError> {
     let mut hops = 0;
     loop {
+        if let Some(jail) = jail {
+            jail.check(&dest.host).map_err(|why| match hops {
+                0 => FetchError::Denied(why),
+                _ => FetchError::Denied(format!("redirect to {}: {why}", dest.url)),
+            })?;
+        }
         let refused = Arc::new(Mutex::new(None));
         let client = client_for(&dest, cfg, refused.clone())?;
         let resp = client

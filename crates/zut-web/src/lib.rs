@@ -18,12 +18,14 @@ pub mod decode;
 pub mod destination;
 pub mod fetch;
 pub mod html;
+pub mod jail;
 pub mod limits;
 pub mod page;
 mod pdf;
 pub mod render;
 mod schema;
 pub mod search;
+pub mod server_search;
 pub mod store;
 mod tools;
 
@@ -35,6 +37,7 @@ use zut_tools::{ToolContext, ToolOutput};
 
 pub use config::{AllowedHost, SearchBackend, SearchConfig, WebConfig};
 pub use schema::{is_web_tool, tool_def, tool_defs, SELECTOR, TOOL_NAMES};
+pub use server_search::{SearchFuture, ServerResults, ServerSearch};
 
 /// A session's web tools: configuration plus reference store. Share it
 /// (it is `Sync`); clear it when the session changes.
@@ -77,8 +80,21 @@ impl WebRuntime {
     /// Runs web tool `name`. Unknown names and bad arguments are error
     /// outputs. Dropping the future stops the request.
     pub async fn run(&self, name: &str, args: &Value, ctx: &ToolContext) -> ToolOutput {
+        self.run_with_search(name, args, ctx, None).await
+    }
+
+    /// [`WebRuntime::run`] with the server-side search the `provider`
+    /// backend uses (the current model's; `None`: that backend answers
+    /// that no provider search is available here).
+    pub async fn run_with_search(
+        &self,
+        name: &str,
+        args: &Value,
+        ctx: &ToolContext,
+        server: Option<&dyn ServerSearch>,
+    ) -> ToolOutput {
         match name {
-            "web_search" => tools::web_search(self, args, ctx).await,
+            "web_search" => tools::web_search(self, args, ctx, server).await,
             "web_open" => tools::web_open(self, args, ctx).await,
             "web_find" => tools::web_find(self, args),
             "web_click" => tools::web_click(self, args, ctx).await,

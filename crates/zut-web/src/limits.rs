@@ -12,6 +12,8 @@ pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 pub const MAX_SEARCH_BODY_BYTES: usize = 2 * 1024 * 1024;
 /// Search backend time cap.
 pub const SEARCH_TIMEOUT: Duration = Duration::from_secs(15);
+/// Whole time of a `provider` search (a model request with a search in it).
+pub const PROVIDER_SEARCH_TIMEOUT: Duration = Duration::from_secs(120);
 /// Redirects followed (each target checked like the first URL).
 pub const MAX_REDIRECTS: usize = 5;
 /// Longest URL accepted, in bytes.

@@ -124,6 +124,7 @@ impl Controller {
                     .map(CommandOutcome::Done)
             }
             "goal" => return Ok(CommandOutcome::Queued(self.goal(args, tag))),
+            "web" => return self.web_command(args).map(CommandOutcome::Done),
             _ => {}
         }
         let host = host.ok_or_else(|| unknown(&name, &[]))?;

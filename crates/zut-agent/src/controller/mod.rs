@@ -23,6 +23,7 @@ mod startup;
 mod state;
 mod subagents;
 mod switch;
+mod web;
 mod worker;
 
 use std::sync::Arc;

@@ -23,6 +23,8 @@ pub(crate) struct Pending {
     pub(crate) confirm_tools: Option<bool>,
     /// `/orchestrator on|off` (`super::subagents`).
     pub(crate) orchestrate: Option<bool>,
+    /// `/web on|off` (`super::web`).
+    pub(crate) web_tools: Option<bool>,
 }
 
 pub(crate) struct Inner {
@@ -47,6 +49,9 @@ pub(crate) struct Inner {
     /// The provider configuration `/model <provider>/<id>` switched to
     /// (`None`: the one the conversation started with).
     pub(crate) switched: Option<zut_providers::ProviderConfig>,
+    /// Whether the agent offers the web tools (as of the last job
+    /// boundary; `/web` changes it through `pending`).
+    pub(crate) web_tools: bool,
 }
 
 impl Inner {
@@ -71,6 +76,14 @@ impl Inner {
         }
         if let Some(r) = p.reasoning {
             agent.config_mut().reasoning = r;
+        }
+        if let Some(on) = p.web_tools {
+            let tools = &mut agent.config_mut().builtin_tools;
+            tools.retain(|t| !zut_web::is_web_tool(t));
+            if on {
+                tools.extend(zut_web::TOOL_NAMES.iter().map(|t| t.to_string()));
+            }
+            self.web_tools = on;
         }
         changed
     }
@@ -125,6 +138,11 @@ impl Shared {
                 user_context: Vec::new(),
                 side: None,
                 switched: None,
+                web_tools: agent
+                    .config()
+                    .builtin_tools
+                    .iter()
+                    .any(|t| t == zut_web::SELECTOR),
             }),
             wake: Notify::new(),
             idle: Notify::new(),

@@ -1,5 +1,6 @@
-//! `web_search` backends: DuckDuckGo's HTML page, SearXNG, Brave, Tavily
-//! and Exa. Each turns a query into [`Hit`]s; failures are texts the model
+//! `web_search` backends: DuckDuckGo's HTML page, SearXNG, Brave, Tavily,
+//! Exa, and the model API's own search (`provider`, run through
+//! [`ServerSearch`]). Each turns a query into [`Hit`]s; failures are texts the model
 //! can act on (rate limits, bad keys, HTML where JSON was expected, empty
 //! answers). Backend endpoints are the user's configuration, so they are
 //! trusted (a SearXNG on 127.0.0.1 is fine); result URLs are only listed.
@@ -13,7 +14,11 @@ use reqwest::header::{CONTENT_TYPE, RETRY_AFTER};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{SearchBackend, SearchConfig};
-use crate::limits::{MAX_SEARCH_BODY_BYTES, MAX_SNIPPET_CHARS, MAX_TITLE_CHARS, MAX_URL_BYTES};
+use crate::limits::{
+    MAX_SEARCH_BODY_BYTES, MAX_SNIPPET_CHARS, MAX_TITLE_CHARS, MAX_URL_BYTES,
+    PROVIDER_SEARCH_TIMEOUT,
+};
+use crate::server_search::ServerSearch;
 
 pub use api::{parse_brave, parse_exa, parse_searxng, parse_tavily};
 pub use duckduckgo::parse as parse_duckduckgo;
@@ -32,25 +37,40 @@ pub struct Hit {
 /// `User-Agent` of search requests.
 const USER_AGENT: &str = concat!("zut-web-search/", env!("CARGO_PKG_VERSION"));
 
-/// Runs `query` on the configured backend; at most `max` unique hits.
+/// Runs `query` on the configured backend; at most `max` unique hits and
+/// the label of who searched. `server` is the `provider` backend's search
+/// (the current model's), when the session has one.
 pub async fn search(
     cfg: &SearchConfig,
     query: &str,
     max: usize,
     timeout: Duration,
     cancel: &CancellationToken,
-) -> Result<Vec<Hit>, String> {
+    server: Option<&dyn ServerSearch>,
+) -> Result<(Vec<Hit>, String), String> {
     let backend = cfg.backend;
+    let mut label = backend.label().to_string();
+    let timeout = if backend == SearchBackend::Provider {
+        PROVIDER_SEARCH_TIMEOUT.max(timeout)
+    } else {
+        timeout
+    };
     let work = async {
         let hits = match backend {
             SearchBackend::DuckDuckGo => duckduckgo::search(cfg, query).await?,
-            SearchBackend::Searxng | SearchBackend::Brave | SearchBackend::Tavily | SearchBackend::Exa => {
-                api::search(cfg, query, max).await?
-            }
+            SearchBackend::Searxng
+            | SearchBackend::Brave
+            | SearchBackend::Tavily
+            | SearchBackend::Exa => api::search(cfg, query, max).await?,
             SearchBackend::Provider => {
-                return Err(
-                    "web search: the \"provider\" backend (the model's own server-side search) is not available in this build yet; set \"web\": {\"search\": {\"backend\": \"duckduckgo\"}} (or searxng, brave, tavily, exa) in config.json".to_string(),
-                )
+                let Some(server) = server else {
+                    return Err(
+                        "web search: the \"provider\" backend (the model API's own server-side search) is not available in this session (no model provider is attached); set \"web\": {\"search\": {\"backend\": \"duckduckgo\"}} (or searxng, brave, tavily, exa) in config.json".to_string(),
+                    );
+                };
+                let found = server.search(query, cancel).await?;
+                label = found.label;
+                found.hits
             }
         };
         Ok(hits)
@@ -71,11 +91,10 @@ pub async fn search(
         .collect();
     if hits.is_empty() {
         return Err(format!(
-            "web search: no usable HTTP(S) results from {} for this query",
-            backend.label()
+            "web search: no usable HTTP(S) results from {label} for this query"
         ));
     }
-    Ok(hits)
+    Ok((hits, label))
 }
 
 /// A client for backend requests: standard proxy environment honoured, no
