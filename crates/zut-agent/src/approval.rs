@@ -42,6 +42,8 @@ pub struct ApprovalRequest {
     pub preview: String,
     /// The effective arguments (after interceptors' rewrites).
     pub args: Value,
+    /// What the call would do (see `zut_tools::preview_builtin`).
+    pub detail: Option<String>,
 }
 
 pub use zut_types::approval::ApprovalDecision;
@@ -113,8 +115,19 @@ pub(crate) enum Gate {
 
 impl ApprovalGate {
     /// Whether the call is covered; otherwise hands a request to the hook.
-    pub(crate) fn check(&mut self, tool_id: &str, tool_name: &str, args: &Value) -> Gate {
-        if self.allow_all || self.allowed.contains(tool_name) {
+    /// Whether a remembered approval covers `tool_name` (no need to ask).
+    pub(crate) fn covers(&self, tool_name: &str) -> bool {
+        self.allow_all || self.allowed.contains(tool_name)
+    }
+
+    pub(crate) fn check(
+        &mut self,
+        tool_id: &str,
+        tool_name: &str,
+        args: &Value,
+        detail: Option<String>,
+    ) -> Gate {
+        if self.covers(tool_name) {
             return Gate::Allowed;
         }
         let Some(hook) = &self.hook else {
@@ -127,6 +140,7 @@ impl ApprovalGate {
             tool_name: tool_name.to_string(),
             preview: preview(args),
             args: args.clone(),
+            detail,
         };
         let (tx, rx) = oneshot::channel();
         (hook.0)(PendingApproval {
@@ -223,7 +237,10 @@ mod tests {
     #[test]
     fn decisions_are_remembered_per_tool_or_for_all() {
         let mut g = ApprovalGate::default();
-        assert!(matches!(g.check("1", "bash", &json!({})), Gate::Refused(_)));
+        assert!(matches!(
+            g.check("1", "bash", &json!({}), None),
+            Gate::Refused(_)
+        ));
         assert_eq!(
             g.decide("bash", ApprovalDecision::refuse()),
             Err(DEFAULT_REFUSAL.to_string())
@@ -238,11 +255,23 @@ mod tests {
             Err("no".to_string())
         );
         g.decide("bash", ApprovalDecision::AlwaysTool).unwrap();
-        assert!(matches!(g.check("2", "bash", &json!({})), Gate::Allowed));
-        assert!(matches!(g.check("3", "read", &json!({})), Gate::Refused(_)));
+        assert!(matches!(
+            g.check("2", "bash", &json!({}), None),
+            Gate::Allowed
+        ));
+        assert!(matches!(
+            g.check("3", "read", &json!({}), None),
+            Gate::Refused(_)
+        ));
         g.decide("read", ApprovalDecision::AlwaysAll).unwrap();
-        assert!(matches!(g.check("4", "edit", &json!({})), Gate::Allowed));
+        assert!(matches!(
+            g.check("4", "edit", &json!({}), None),
+            Gate::Allowed
+        ));
         g.reset();
-        assert!(matches!(g.check("5", "bash", &json!({})), Gate::Refused(_)));
+        assert!(matches!(
+            g.check("5", "bash", &json!({}), None),
+            Gate::Refused(_)
+        ));
     }
 }

@@ -94,7 +94,18 @@ impl Agent {
             return finish(sink, id, true, vec![Part::Text { text }]);
         }
         if self.config.confirm_tools {
-            if let Err(text) = self.confirm(id, name, &effective, cancel, sink).await {
+            // Built-in tools that can say what they would do (an `edit`'s
+            // or `ast` rewrite's diff) show it in the question.
+            let detail = match &entry.owner {
+                ToolOwner::Builtin if !self.approval.covers(name) => {
+                    self.preview_builtin(name, &effective, cancel).await
+                }
+                _ => None,
+            };
+            if let Err(text) = self
+                .confirm(id, name, &effective, detail, cancel, sink)
+                .await
+            {
                 return finish(sink, id, true, vec![Part::Text { text }]);
             }
         }
@@ -138,11 +149,12 @@ impl Agent {
         id: &str,
         name: &str,
         args: &Value,
+        detail: Option<String>,
         cancel: &CancellationToken,
         sink: EventSink<'_>,
     ) -> Result<(), String> {
         use crate::approval::{ApprovalDecision, Gate, DROPPED_REFUSAL};
-        let (request, rx) = match self.approval.check(id, name, args) {
+        let (request, rx) = match self.approval.check(id, name, args, detail) {
             Gate::Allowed => return Ok(()),
             Gate::Refused(reason) => return Err(reason),
             Gate::Ask(request, rx) => (request, rx),
@@ -159,6 +171,7 @@ impl Agent {
             name: request.tool_name,
             preview: request.preview,
             args: request.args,
+            detail: request.detail,
         });
         let decision = tokio::select! {
             d = rx => d.unwrap_or(ApprovalDecision::Refuse {
@@ -196,6 +209,35 @@ impl Agent {
         }
     }
 
+    /// The context built-in tools run in (no progress sink); an error when
+    /// the jail is on but could not be built.
+    fn tool_context(&self, cancel: &CancellationToken) -> Result<zut_tools::ToolContext, String> {
+        let mut ctx = zut_tools::ToolContext::new(self.config.cwd.clone())
+            .with_cancel(cancel.child_token())
+            .with_zut_home(self.config.system.zut_home.clone());
+        if let Some(python) = &self.config.python_interpreter {
+            ctx = ctx.with_python_interpreter(python.clone());
+        }
+        if let Some(files) = &self.files {
+            ctx = ctx.with_files(files.clone());
+        }
+        if let Some(lsp) = &self.config.lsp {
+            ctx = ctx.with_lsp(lsp.clone());
+        }
+        Ok(ctx.with_jail(self.config.jail.current()?))
+    }
+
+    /// The `--no-yolo` preview of a built-in call (`None`: nothing to show).
+    async fn preview_builtin(
+        &self,
+        name: &str,
+        args: &Value,
+        cancel: &CancellationToken,
+    ) -> Option<String> {
+        let ctx = self.tool_context(cancel).ok()?;
+        zut_tools::preview_builtin(name, args, &ctx).await
+    }
+
     /// Runs a built-in tool; its live output becomes `tool_progress` events,
     /// emitted as it arrives and always before the result.
     async fn run_builtin(
@@ -210,21 +252,8 @@ impl Agent {
         let progress: zut_tools::ProgressFn = Arc::new(move |chunk: &str| {
             let _ = tx.send(chunk.to_string());
         });
-        let mut ctx = zut_tools::ToolContext::new(self.config.cwd.clone())
-            .with_cancel(cancel.child_token())
-            .with_progress(progress)
-            .with_zut_home(self.config.system.zut_home.clone());
-        if let Some(python) = &self.config.python_interpreter {
-            ctx = ctx.with_python_interpreter(python.clone());
-        }
-        if let Some(files) = &self.files {
-            ctx = ctx.with_files(files.clone());
-        }
-        if let Some(lsp) = &self.config.lsp {
-            ctx = ctx.with_lsp(lsp.clone());
-        }
-        match self.config.jail.current() {
-            Ok(jail) => ctx = ctx.with_jail(jail),
+        let ctx = match self.tool_context(cancel) {
+            Ok(ctx) => ctx.with_progress(progress),
             Err(e) => {
                 return (
                     true,
@@ -233,7 +262,7 @@ impl Agent {
                     }],
                 )
             }
-        }
+        };
         let mut emit = |text: String| {
             sink(AgentEvent::ToolProgress {
                 id: id.to_string(),

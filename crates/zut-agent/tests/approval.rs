@@ -411,3 +411,90 @@ async fn approvals_can_be_switched_on_and_off_between_jobs() {
     assert_eq!(approval_requests(&rest_of_job(&mut stream).await), 0);
     c.shutdown().await;
 }
+
+/// The request's `detail` (the diff a mutating built-in call would make),
+/// or `None`.
+async fn next_detail(stream: &mut EventStream) -> (u64, String, Option<String>) {
+    loop {
+        let ev = tokio::time::timeout(Duration::from_secs(20), stream.next())
+            .await
+            .expect("no approval request")
+            .expect("stream ended");
+        if let ControllerEvent::Agent(AgentEvent::ToolApprovalRequested {
+            request_id,
+            name,
+            detail,
+            ..
+        }) = ev
+        {
+            return (request_id, name, detail);
+        }
+    }
+}
+
+#[tokio::test]
+async fn edit_and_ast_rewrite_show_their_diff_before_anything_is_written() {
+    let env = TestEnv::new();
+    let file = env.project.join("m.py");
+    std::fs::write(&file, "x = old_fn(1)\ny = old_fn(2)\n").unwrap();
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_tool_call(
+        "e1",
+        "edit",
+        json!({"path": "m.py", "edits": [{"oldText": "x = old_fn(1)", "newText": "x = mid_fn(1)"}]})
+            .to_string(),
+    ));
+    server.push(Script::anthropic_tool_call(
+        "a1",
+        "ast",
+        json!({"pattern": "old_fn($A)", "rewrite": "new_fn($A)", "language": "python", "path": "."})
+            .to_string(),
+    ));
+    server.push(bash("b1", "echo plain"));
+    server.push(Script::anthropic_text("done"));
+    let (c, mut stream) = Controller::new(confirming_agent(&env, &server, None), None);
+    let job = c.prompt(text("go"), None);
+
+    let (rid, name, detail) = next_detail(&mut stream).await;
+    assert_eq!(name, "edit");
+    let d = detail.expect("an edit's diff");
+    assert!(
+        d.contains("-x = old_fn(1)") && d.contains("+x = mid_fn(1)"),
+        "{d}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "x = old_fn(1)\ny = old_fn(2)\n",
+        "nothing written before the answer"
+    );
+    assert_eq!(c.pending_approvals()[0].detail.as_deref(), Some(d.as_str()));
+    assert!(c.answer_approval(rid, ApprovalDecision::Once));
+
+    // The rewrite is planned on the file as the edit left it.
+    let (rid, name, detail) = next_detail(&mut stream).await;
+    assert_eq!(name, "ast");
+    let d = detail.expect("a rewrite's diff");
+    assert!(d.starts_with("Would rewrite 1 match in 1 file."), "{d}");
+    assert!(
+        d.contains("-y = old_fn(2)") && d.contains("+y = new_fn(2)"),
+        "{d}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "x = mid_fn(1)\ny = old_fn(2)\n"
+    );
+    assert!(c.answer_approval(rid, ApprovalDecision::Once));
+
+    // Tools without a preview carry none.
+    let (rid, name, detail) = next_detail(&mut stream).await;
+    assert_eq!((name.as_str(), detail), ("bash", None));
+    assert!(c.answer_approval(rid, ApprovalDecision::Once));
+    let JobOutcome::Prompt(PromptOutcome::Completed { .. }) = job.outcome().await else {
+        panic!("prompt did not complete");
+    };
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "x = mid_fn(1)\ny = new_fn(2)\n"
+    );
+    c.shutdown().await;
+}

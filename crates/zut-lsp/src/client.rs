@@ -130,13 +130,14 @@ impl Client {
         program: &Path,
         root: &Path,
         timeout: Duration,
+        jail: Option<Arc<zut_sandbox::Prepared>>,
     ) -> Result<Client, String> {
         let env: Vec<(String, String)> = spec
             .env
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        let mut child = spawn(program, &spec.args, root, &env).map_err(|e| {
+        let mut child = spawn(program, &spec.args, root, &env, jail).map_err(|e| {
             format!(
                 "{} could not be started ({}): {e}",
                 spec.id,

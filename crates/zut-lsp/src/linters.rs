@@ -60,6 +60,7 @@ pub async fn run(
     cwd: &Path,
     files: &[PathBuf],
     timeout: Duration,
+    jail: Option<std::sync::Arc<zut_sandbox::Prepared>>,
 ) -> Result<Vec<Diagnostic>, String> {
     let program = resolve_command(&spec.command, root).map_err(|e| {
         let hint = spec
@@ -69,19 +70,19 @@ pub async fn run(
             .unwrap_or_default();
         format!("linter {} is not installed: {e}.{hint}", spec.id)
     })?;
-    let mut cmd = tokio::process::Command::new(&program);
-    cmd.args(linter_args(spec, root, files))
-        .current_dir(root)
-        .envs(&spec.env)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    let mut child = cmd
-        .spawn()
+    // zut's launcher: own process group (killed with `guard`), inside the
+    // session's jail when jailed.
+    let mut launch = zut_process::Launch::new(&program, root)
+        .args(linter_args(spec, root, files))
+        .sandbox(jail);
+    launch.env = spec.env.iter().map(|(k, v)| (k.into(), v.into())).collect();
+    launch.stdin = Stdio::null();
+    launch.stdout = Stdio::piped();
+    launch.stderr = Stdio::piped();
+    launch.kill_on_drop = true;
+    launch.kill_grace = Duration::from_millis(200);
+    let zut_process::Process { mut child, guard } = zut_process::spawn(launch)
         .map_err(|e| format!("linter {} could not be started: {e}", spec.id))?;
-    let guard = child.id().map(crate::process::GroupGuard::new);
     let (Some(mut so), Some(mut se)) = (child.stdout.take(), child.stderr.take()) else {
         return Err(format!("linter {}: no output pipes", spec.id));
     };

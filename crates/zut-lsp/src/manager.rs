@@ -69,6 +69,9 @@ pub(crate) struct Inner {
     ledger: Mutex<HashMap<PathBuf, HashSet<String>>>,
     /// Running clients, for status and shutdown without locking slots.
     running: Mutex<HashMap<SlotKey, Arc<Client>>>,
+    /// The jail servers and linters start in (`None`: unjailed); see
+    /// [`LspManager::use_jail`].
+    jail: Mutex<Option<Arc<zut_sandbox::Prepared>>>,
 }
 
 /// Owns the language servers of one zut session. Cheap to clone; servers
@@ -113,6 +116,7 @@ impl LspManager {
                 slots: Mutex::new(HashMap::new()),
                 ledger: Mutex::new(HashMap::new()),
                 running: Mutex::new(HashMap::new()),
+                jail: Mutex::new(None),
             }),
         }
     }
@@ -272,6 +276,7 @@ impl LspManager {
             &program,
             &target.root,
             self.inner.options.start_timeout,
+            self.jail(),
         )
         .await
         {
@@ -369,6 +374,37 @@ impl LspManager {
             let set = ledger.entry(path.to_path_buf()).or_default();
             set.extend(diags.iter().map(Diagnostic::identity));
         }
+    }
+
+    /// Makes `jail` the jail that language servers and CLI linters run in
+    /// (`None`: unjailed), as the session's tools are: called with the
+    /// tool call's jail before each use. When it changes (`/jail`,
+    /// `/unjail`), the running servers are stopped and start again, lazily,
+    /// under the new one — a server never keeps the privileges of an
+    /// earlier state.
+    pub async fn use_jail(&self, jail: Option<Arc<zut_sandbox::Prepared>>) {
+        let changed = match self.inner.jail.lock() {
+            Ok(mut current) => {
+                let same = match (&*current, &jail) {
+                    (None, None) => true,
+                    (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                    _ => false,
+                };
+                if !same {
+                    *current = jail;
+                }
+                !same
+            }
+            Err(_) => false,
+        };
+        if changed {
+            self.shutdown().await;
+        }
+    }
+
+    /// The jail servers and linters start in now.
+    pub fn jail(&self) -> Option<Arc<zut_sandbox::Prepared>> {
+        self.inner.jail.lock().ok().and_then(|j| j.clone())
     }
 
     /// Stops every server (`shutdown`/`exit`, then the group is killed)

@@ -1,18 +1,21 @@
-//! Server processes: started by `zut_process::spawn_server` (one
+//! Server processes: started by `zut_process::spawn_server_in` (one
 //! long-lived spawner thread, so the parent-death signal follows zut); each
 //! leads its own process group, which is killed when the handle is dropped;
 //! and where a server's command is found.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 
 /// Starts `program args` in `cwd` with piped stdio, its own process group
-/// and (Linux) death with zut, through `zut_process::spawn_server`.
+/// and (Linux) death with zut, through `zut_process::spawn_server_in`:
+/// inside `jail` when the session is jailed.
 pub fn spawn(
     program: &Path,
     args: &[String],
     cwd: &Path,
     env: &[(String, String)],
+    jail: Option<Arc<zut_sandbox::Prepared>>,
 ) -> std::io::Result<Child> {
     let mut cmd = Command::new(program);
     cmd.args(args)
@@ -20,10 +23,13 @@ pub fn spawn(
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    if let Some(j) = &jail {
+        zut_process::sandbox_env(&mut cmd, j);
+    }
     for (k, v) in env {
         cmd.env(k, v);
     }
-    zut_process::spawn_server(cmd)
+    zut_process::spawn_server_in(cmd, jail)
 }
 
 /// Kills a process group on drop (SIGKILL: the server had its chance to

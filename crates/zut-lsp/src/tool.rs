@@ -81,6 +81,7 @@ impl CodeIntel for LspManager {
         ctx: &'a ToolContext,
     ) -> IntelFuture<'a, ToolOutput> {
         Box::pin(async move {
+            self.use_jail(ctx.jail.clone()).await;
             tokio::select! {
                 out = self.run_tool_inner(args, ctx) => out,
                 _ = ctx.cancel.cancelled() => ToolOutput::error("aborted: context canceled"),
@@ -91,9 +92,12 @@ impl CodeIntel for LspManager {
     fn after_mutation<'a>(
         &'a self,
         paths: &'a [PathBuf],
-        _ctx: &'a ToolContext,
+        ctx: &'a ToolContext,
     ) -> IntelFuture<'a, Option<String>> {
-        Box::pin(async move { self.diagnostics_after_mutation(paths).await })
+        Box::pin(async move {
+            self.use_jail(ctx.jail.clone()).await;
+            self.diagnostics_after_mutation(paths).await
+        })
     }
 }
 
@@ -122,11 +126,24 @@ impl LspManager {
         } else {
             Some(ctx.resolve(&a.path))
         };
+        // Jailed: the path must be readable (a diagnostics pattern is
+        // checked file by file).
+        let pattern = action == "diagnostics" && a.path.contains(['*', '?', '[']);
+        if let Some(why) = path
+            .as_deref()
+            .filter(|_| !pattern)
+            .and_then(|p| zut_tools::jail::read_denied(ctx, p))
+        {
+            return ToolOutput::error(why);
+        }
         let out = match action.as_str() {
-            "diagnostics" => self.action_diagnostics(&a, path.as_deref(), deadline).await,
+            "diagnostics" => {
+                self.action_diagnostics(&a, path.as_deref(), deadline, ctx)
+                    .await
+            }
             "definition" | "references" | "hover" | "type_definition" | "implementation"
             | "symbols" | "rename" | "code_actions" => {
-                self.action_language(&action, &a, path.as_deref(), deadline)
+                self.action_language(&action, &a, path.as_deref(), deadline, ctx)
                     .await
             }
             "status" => match self.status(path.as_deref()) {
@@ -264,7 +281,7 @@ impl LspManager {
         let files = [path.to_path_buf()];
         let cli_part = join_all(cli.iter().map(|t| {
             let left = deadline.saturating_duration_since(Instant::now());
-            crate::linters::run(&t.spec, &t.root, self.cwd(), &files, left)
+            crate::linters::run(&t.spec, &t.root, self.cwd(), &files, left, self.jail())
         }));
         let ((mut all, mut errors), cli_results) = tokio::join!(lsp_part, cli_part);
         for r in cli_results {
@@ -281,6 +298,7 @@ impl LspManager {
         a: &Args,
         path: Option<&Path>,
         deadline: Instant,
+        ctx: &ToolContext,
     ) -> Outcome {
         let cap = a
             .max
@@ -302,12 +320,26 @@ impl LspManager {
                 }
             }
             Some(p) if a.path.contains(['*', '?', '[']) => {
-                let files = match crate::file_glob::expand_glob(self.cwd(), &a.path) {
+                let mut files = match crate::file_glob::expand_glob(self.cwd(), &a.path) {
                     Ok(f) => f,
                     Err(e) => return Outcome::err(e),
                 };
+                // Jailed: the first refusal is reported, the others skipped.
+                files.retain(|f| match zut_tools::jail::read_denied(ctx, f) {
+                    None => true,
+                    Some(why) => {
+                        if errors.is_empty() {
+                            errors.push(why);
+                        }
+                        false
+                    }
+                });
                 if files.is_empty() {
-                    return Outcome::err(format!("no file matches {}", a.path));
+                    return Outcome::err(
+                        errors
+                            .pop()
+                            .unwrap_or_else(|| format!("no file matches {}", a.path)),
+                    );
                 }
                 let _ = p;
                 let results = join_all(
@@ -353,6 +385,7 @@ impl LspManager {
         a: &Args,
         path: Option<&Path>,
         deadline: Instant,
+        ctx: &ToolContext,
     ) -> Outcome {
         let workspace_symbols = action == "symbols" && path.is_none() && !a.query.is_empty();
         let Some(path) = path else {
@@ -504,7 +537,7 @@ impl LspManager {
             match edit_to_apply {
                 None if first_error.is_none() => out.push_str("Nothing to apply.\n"),
                 None => {}
-                Some((server, edit, what)) => match self.apply_edit(&edit) {
+                Some((server, edit, what)) => match self.apply_edit(&edit, ctx) {
                     Ok((diff, paths)) => {
                         if action == "code_actions" {
                             out.push_str(&format!("Applied {what:?} from {server}.\n"));
@@ -599,11 +632,19 @@ impl LspManager {
     fn apply_edit(
         &self,
         edit: &lsp_types::WorkspaceEdit,
+        ctx: &ToolContext,
     ) -> Result<(String, Vec<PathBuf>), String> {
         let per_file = edits::collect(edit)?;
         let plans = edits::plan(self.cwd(), &per_file)?;
         if plans.is_empty() {
             return Ok(("(the edit changes nothing)\n".into(), Vec::new()));
+        }
+        // Jailed: every file the edit touches must be writable, or none
+        // is written.
+        for p in &plans {
+            if let Some(why) = zut_tools::jail::write_denied(ctx, &p.path) {
+                return Err(format!("{why} (nothing was written)"));
+            }
         }
         let diff = edits::write(self.cwd(), &plans)?;
         Ok((diff, plans.into_iter().map(|p| p.path).collect()))

@@ -108,22 +108,7 @@ pub fn spawn(launch: Launch) -> std::io::Result<Process> {
             launch.stderr
         });
     if let Some(sb) = &launch.sandbox {
-        if let Some(allowed) = &sb.policy().env {
-            cmd.env_clear();
-            for key in allowed {
-                if let Some(v) = std::env::var_os(key) {
-                    cmd.env(key, v);
-                }
-            }
-        }
-        for (k, _) in std::env::vars_os() {
-            if sb.policy().env_denied(&k.to_string_lossy()) {
-                cmd.env_remove(&k);
-            }
-        }
-        for (k, v) in sb.extra_env() {
-            cmd.env(k, v);
-        }
+        sandbox_env(cmd.as_std_mut(), sb);
     }
     cmd.env("PWD", &launch.cwd);
     for (k, v) in &launch.env {
@@ -156,6 +141,28 @@ pub fn spawn(launch: Launch) -> std::io::Result<Process> {
         child,
         guard: GroupGuard::new(pgid, launch.kill_grace, scope),
     })
+}
+
+/// The environment a child gets inside `sb`: only the policy's allow-listed
+/// variables (when it has a list), never the withheld ones, plus the
+/// sandbox's own (the proxy's). Variables the caller sets afterwards win.
+pub fn sandbox_env(cmd: &mut std::process::Command, sb: &zut_sandbox::Prepared) {
+    if let Some(allowed) = &sb.policy().env {
+        cmd.env_clear();
+        for key in allowed {
+            if let Some(v) = std::env::var_os(key) {
+                cmd.env(key, v);
+            }
+        }
+    }
+    for (k, _) in std::env::vars_os() {
+        if sb.policy().env_denied(&k.to_string_lossy()) {
+            cmd.env_remove(&k);
+        }
+    }
+    for (k, v) in sb.extra_env() {
+        cmd.env(k, v);
+    }
 }
 
 /// A pointer to the spawn's scope, valid while `spawn` runs (the only time

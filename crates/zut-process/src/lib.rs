@@ -22,5 +22,5 @@ mod server;
 
 pub use exit::{describe_exit, signal_name};
 pub use group::{group_alive, signal_group, GroupGuard, SIGKILL, SIGTERM};
-pub use launch::{spawn, Launch, Process};
-pub use server::spawn_server;
+pub use launch::{sandbox_env, spawn, Launch, Process};
+pub use server::{spawn_server, spawn_server_in};

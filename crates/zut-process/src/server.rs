@@ -9,7 +9,7 @@
 
 use std::process::{Child, Command};
 use std::sync::mpsc;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 type SpawnRequest = (Command, mpsc::Sender<std::io::Result<Child>>);
 
@@ -34,17 +34,38 @@ fn spawner() -> &'static Mutex<mpsc::Sender<SpawnRequest>> {
 /// Starts `cmd` (stdio as the caller set it) in its own process group with
 /// a parent-death SIGKILL (Linux), forked from the long-lived spawner
 /// thread. The caller owns the group (see [`crate::signal_group`]).
-pub fn spawn_server(mut cmd: Command) -> std::io::Result<Child> {
+pub fn spawn_server(cmd: Command) -> std::io::Result<Child> {
+    spawn_server_in(cmd, None)
+}
+
+/// [`spawn_server`] inside `sandbox` (unconfined for `None`): the policy is
+/// applied in the forked child before exec, as [`crate::spawn`] does. The
+/// caller sets the environment (see [`crate::sandbox_env`]). A server
+/// outlives any one command, so it gets no pids cgroup; the policy's
+/// rlimits still bound it.
+pub fn spawn_server_in(
+    mut cmd: Command,
+    sandbox: Option<Arc<zut_sandbox::Prepared>>,
+) -> std::io::Result<Child> {
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
         cmd.process_group(0);
-        // SAFETY: the closure only calls prctl (async-signal-safe) in the
-        // forked child.
+        // SAFETY: the closure runs in the forked child before exec and only
+        // makes system calls: prctl, and the sandbox's own setup, which
+        // allocates nothing (the empty scope is a `None`).
         unsafe {
-            cmd.pre_exec(crate::launch::die_with_parent);
+            cmd.pre_exec(move || {
+                crate::launch::die_with_parent()?;
+                if let Some(sb) = &sandbox {
+                    sb.apply_in_child(&zut_sandbox::SpawnScope::default())?;
+                }
+                Ok(())
+            });
         }
     }
+    #[cfg(not(unix))]
+    let _ = sandbox;
     let (tx, rx) = mpsc::channel();
     {
         let sender = spawner()

@@ -7,7 +7,7 @@
 //! perf stat -e task-clock target/release/examples/decode_cpu gemini 20 [code]
 //! ```
 //!
-//! Wires: `anthropic`, `openai`, `gemini`, `bedrock`. The body is rendered
+//! Wires: `anthropic`, `openai`, `gemini`, `bedrock`, `responses`. The body is rendered
 //! once before the loop; the figure to divide is the task clock minus a
 //! run with 0 iterations.
 
@@ -22,6 +22,7 @@ fn main() {
         "anthropic" => (Format::Anthropic, Wire::Anthropic),
         "openai" => (Format::Openai, Wire::OpenAi),
         "bedrock" => (Format::Bedrock, Wire::Bedrock),
+        "responses" => (Format::Responses, Wire::Responses),
         _ => (Format::Gemini, Wire::Gemini),
     };
     // `code`: the code-like text of `benches/sse.rs` (JSON escapes, non-ASCII).

@@ -44,7 +44,7 @@ impl CloudAuth {
             CloudAuth::Vertex(v) => v.api_key().map(|k| (k.to_string(), v.source.clone())),
             CloudAuth::Bedrock(b) => match &b.credentials {
                 BedrockCredentials::Bearer(token) => Some((token.clone(), b.source.clone())),
-                BedrockCredentials::Keys { .. } => None,
+                BedrockCredentials::Keys { .. } | BedrockCredentials::Process(_) => None,
             },
         }
     }
@@ -176,33 +176,45 @@ pub(crate) async fn authorize(
             let Some(CloudAuth::Bedrock(auth)) = &config.cloud else {
                 return Err(missing(config));
             };
-            match &auth.credentials {
-                BedrockCredentials::Bearer(token) => Ok(builder.bearer_auth(token)),
+            let keys = match &auth.credentials {
+                BedrockCredentials::Bearer(token) => return Ok(builder.bearer_auth(token)),
                 BedrockCredentials::Keys {
                     access_key_id,
                     secret_access_key,
                     session_token,
-                } => {
-                    let headers = bedrock::sign::sigv4_headers(
-                        "POST",
-                        url,
-                        &[("content-type", "application/json")],
-                        body,
-                        access_key_id,
-                        secret_access_key,
-                        session_token.as_deref(),
-                        &auth.region,
-                        "bedrock",
-                        SystemTime::now(),
-                    )
-                    .map_err(|e| ProviderError::Config(format!("{}: {e}", config.provider)))?;
-                    let mut builder = builder;
-                    for (name, value) in headers {
-                        builder = builder.header(name, value);
-                    }
-                    Ok(builder)
+                } => bedrock::process::Keys {
+                    access_key_id: access_key_id.clone(),
+                    secret_access_key: secret_access_key.clone(),
+                    session_token: session_token.clone(),
+                },
+                BedrockCredentials::Process(p) => {
+                    // Runs a program when the cached keys are missing or
+                    // about to expire: off the runtime's threads.
+                    let p = p.clone();
+                    tokio::task::spawn_blocking(move || p.current())
+                        .await
+                        .map_err(|e| ProviderError::Config(format!("{}: {e}", config.provider)))?
+                        .map_err(|e| ProviderError::Config(format!("{}: {e}", config.provider)))?
                 }
+            };
+            let headers = bedrock::sign::sigv4_headers(
+                "POST",
+                url,
+                &[("content-type", "application/json")],
+                body,
+                &keys.access_key_id,
+                &keys.secret_access_key,
+                keys.session_token.as_deref(),
+                &auth.region,
+                "bedrock",
+                SystemTime::now(),
+            )
+            .map_err(|e| ProviderError::Config(format!("{}: {e}", config.provider)))?;
+            let mut builder = builder;
+            for (name, value) in headers {
+                builder = builder.header(name, value);
             }
+            Ok(builder)
         }
         _ => Ok(builder),
     }

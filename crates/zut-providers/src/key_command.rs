@@ -115,6 +115,20 @@ impl KeyCommand {
 
     /// Runs the command once (no cache).
     pub fn run(&self) -> Result<String, String> {
+        let text = self.run_output()?;
+        let program = &self.program;
+        let key = text.split('\n').next().unwrap_or_default().trim();
+        if key.is_empty() {
+            return Err(format!(
+                "{program:?} printed no key (its first line of output is empty)"
+            ));
+        }
+        Ok(key.to_string())
+    }
+
+    /// Runs the command once; its whole standard output (UTF-8, at most
+    /// [`MAX_OUTPUT`] bytes).
+    pub(crate) fn run_output(&self) -> Result<String, String> {
         let program = &self.program;
         let timeout = self.timeout();
         let started = Instant::now();
@@ -190,16 +204,8 @@ impl KeyCommand {
                 None => format!("{program:?} was killed by a signal"),
             });
         }
-        let Ok(text) = String::from_utf8(output) else {
-            return Err(format!("{program:?} printed bytes that are not UTF-8"));
-        };
-        let key = text.split('\n').next().unwrap_or_default().trim();
-        if key.is_empty() {
-            return Err(format!(
-                "{program:?} printed no key (its first line of output is empty)"
-            ));
-        }
-        Ok(key.to_string())
+        String::from_utf8(output)
+            .map_err(|_| format!("{program:?} printed bytes that are not UTF-8"))
     }
 }
 

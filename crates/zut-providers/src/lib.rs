@@ -44,6 +44,7 @@ mod vertex;
 
 pub use assemble::{invalid_args_message, REDACTED_THINKING_PREFIX};
 pub use bedrock::credentials::{BedrockAuth, BedrockCredentials};
+pub use bedrock::process::CredentialProcess;
 pub use bedrock::sign::sigv4_headers;
 pub use catalog::Prices;
 pub use cloud::CloudAuth;

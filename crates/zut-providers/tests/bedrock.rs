@@ -451,3 +451,105 @@ async fn bearer_token_from_the_environment_and_region_in_the_default_url() {
         "https://bedrock-runtime.ap-northeast-1.amazonaws.com/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream"
     );
 }
+
+/// A profile's `credential_process` (how SSO logins reach zut): run once,
+/// its keys cached and signed with, run again when they are about to
+/// expire; a failing or malformed one is a clear error naming the profile.
+#[tokio::test]
+async fn credential_process_profiles_are_run_cached_and_refreshed() {
+    let server = LlmServer::start().await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let aws = home.path().join(".aws");
+    std::fs::create_dir_all(&aws).unwrap();
+    let runs = home.path().join("runs.txt");
+    // Prints keys valid for `$1` seconds and counts its runs.
+    let script = home.path().join("creds.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho run >> '{}'\nexp=$(date -u -d \"@$(( $(date +%s) + $1 ))\" +%Y-%m-%dT%H:%M:%SZ)\n\
+             printf '{{\\n  \"Version\": 1,\\n  \"AccessKeyId\": \"AKIAPROC%s\",\\n  \"SecretAccessKey\": \"procsecret\",\\n  \"SessionToken\": \"proctoken\",\\n  \"Expiration\": \"%s\"\\n}}\\n' \"$1\" \"$exp\"\n",
+            runs.display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        aws.join("config"),
+        format!(
+            "[profile long]\nregion = us-west-2\ncredential_process = sh {s} 3600\n\
+             [profile short]\nregion = us-west-2\ncredential_process = sh {s} 120\n\
+             [profile broken]\ncredential_process = sh -c 'exit 3'\n\
+             [profile garbage]\ncredential_process = echo not-json\n",
+            s = script.display()
+        ),
+    )
+    .unwrap();
+    let opts = ProviderOptions {
+        provider: Some("amazon-bedrock".into()),
+        base_url: Some(server.url()),
+        model: Some(MODEL.into()),
+        ..Default::default()
+    };
+    let home_s = home.path().display().to_string();
+    let env = |profile: &'static str| {
+        let home_s = home_s.clone();
+        move |k: &str| match k {
+            "HOME" => Some(home_s.clone()),
+            "AWS_PROFILE" => Some(profile.to_string()),
+            _ => None,
+        }
+    };
+    let count = || {
+        std::fs::read_to_string(&runs)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+
+    // Valid for an hour: one run for two requests.
+    let provider = Provider::new(resolve(&opts, &env("long"), home.path()).unwrap()).unwrap();
+    assert_eq!(count(), 0, "nothing runs before the first request");
+    for _ in 0..2 {
+        server.push(Script::bedrock_text("ok"));
+        run(&provider, &request("hi")).await.0.unwrap();
+    }
+    assert_eq!(count(), 1);
+    for r in server.requests() {
+        let auth = r.header("authorization").unwrap();
+        assert!(auth.contains("Credential=AKIAPROC3600/"), "{auth}");
+        assert_eq!(r.header("x-amz-security-token"), Some("proctoken"));
+    }
+
+    // Expiring within five minutes: fetched again for each request.
+    let provider = Provider::new(resolve(&opts, &env("short"), home.path()).unwrap()).unwrap();
+    for _ in 0..2 {
+        server.push(Script::bedrock_text("ok"));
+        run(&provider, &request("hi")).await.0.unwrap();
+    }
+    assert_eq!(count(), 3);
+    let last = server.requests().pop().unwrap();
+    assert!(last
+        .header("authorization")
+        .unwrap()
+        .contains("Credential=AKIAPROC120/"));
+
+    // Failures name the profile and send nothing.
+    let before = server.requests().len();
+    for (profile, why) in [
+        ("broken", "exited with status 3"),
+        ("garbage", "not the credential JSON AWS documents"),
+    ] {
+        let provider = Provider::new(resolve(&opts, &env(profile), home.path()).unwrap()).unwrap();
+        let err = run(&provider, &request("hi"))
+            .await
+            .0
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(&format!("credential_process of profile {profile} in"))
+                && err.contains(why),
+            "{err}"
+        );
+    }
+    assert_eq!(server.requests().len(), before);
+}

@@ -31,29 +31,38 @@ struct AstArgs {
 
 const HINT: &str = "Tip: the pattern must be valid code in the target language; $A matches one node and $$$A matches zero or more. Set language when the path mixes languages.";
 
-pub(crate) async fn run(args: &Value, ctx: &ToolContext) -> ToolOutput {
-    let a: AstArgs = match parse_args("ast", args) {
-        Ok(a) => a,
-        Err(out) => return out,
-    };
+/// A call's checked arguments.
+struct Call {
+    pattern: String,
+    root: std::path::PathBuf,
+    language: Option<zut_ast::LangChoice>,
+    rewrite: Option<String>,
+}
+
+/// Parses and checks the arguments (jail, root exists).
+fn prepare(args: &Value, ctx: &ToolContext) -> Result<Call, ToolOutput> {
+    let a: AstArgs = parse_args("ast", args)?;
     let pattern = a.pattern.trim().to_string();
     if pattern.is_empty() || a.path.trim().is_empty() {
-        return ToolOutput::error("ast: pattern and path are required");
+        return Err(ToolOutput::error("ast: pattern and path are required"));
     }
     let root = ctx.resolve(a.path.trim());
+    if let Some(why) = crate::jail::read_denied(ctx, &root) {
+        return Err(ToolOutput::error(format!("ast: {why}")));
+    }
     match std::fs::metadata(&root) {
         Ok(m) if m.is_file() || m.is_dir() => {}
         Ok(_) => {
-            return ToolOutput::error(format!(
+            return Err(ToolOutput::error(format!(
                 "ast: {} is not a regular file or directory",
                 a.path.trim()
-            ))
+            )))
         }
         Err(e) => {
-            return ToolOutput::error(format!(
+            return Err(ToolOutput::error(format!(
                 "ast: {}",
                 crate::io_error_text("search", a.path.trim(), &e)
-            ))
+            )))
         }
     }
     let language = a
@@ -62,10 +71,90 @@ pub(crate) async fn run(args: &Value, ctx: &ToolContext) -> ToolOutput {
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .map(zut_ast::parse_language);
+    Ok(Call {
+        pattern,
+        root,
+        language,
+        rewrite: a.rewrite,
+    })
+}
+
+/// The `--no-yolo` preview of a rewrite: the planned diff (or why there is
+/// none), nothing written. `None` for a search.
+pub(crate) async fn preview(args: &Value, ctx: &ToolContext) -> Option<String> {
+    let call = match prepare(args, ctx) {
+        Ok(c) => c,
+        Err(out) => return Some(out.text_content()),
+    };
+    call.rewrite.as_ref()?;
     let cwd = ctx.cwd.clone();
     let cancel = ctx.cancel.child_token();
     let _stop_on_drop = cancel.clone().drop_guard();
-    let rewrite = a.rewrite;
+    let out = blocking("ast", move || {
+        let q = Query {
+            root: &call.root,
+            pattern: &call.pattern,
+            language: call.language,
+            rewrite: call.rewrite.as_deref(),
+        };
+        let stop = || cancel.is_cancelled();
+        match zut_ast::plan_rewrite(&q, &stop) {
+            Err(e) => error(e),
+            Ok((found, plan)) if plan.files.is_empty() => {
+                ToolOutput::text(if found.matches.is_empty() {
+                    no_matches(&found)
+                } else {
+                    "Structural matches found, but the rewrite produced no changes.".to_string()
+                })
+            }
+            Ok((_, plan)) => {
+                let (diffs, replacements) = diffs(&plan, &cwd);
+                ToolOutput::text(cap(format!(
+                    "Would rewrite {}.\n\n{diffs}",
+                    counted(replacements, plan.files.len())
+                )))
+            }
+        }
+    })
+    .await;
+    Some(out.text_content())
+}
+
+/// `N match(es) in M file(s)`.
+fn counted(replacements: usize, files: usize) -> String {
+    format!(
+        "{replacements} match{} in {files} file{}",
+        if replacements == 1 { "" } else { "es" },
+        if files == 1 { "" } else { "s" }
+    )
+}
+
+/// Every changed file's diff, and the replacements in all.
+fn diffs(plan: &zut_ast::Plan, cwd: &Path) -> (String, usize) {
+    let mut diffs = String::new();
+    let mut replacements = 0;
+    for f in &plan.files {
+        diffs.push_str(&f.diff(&shown(&f.path, cwd)));
+        replacements += f.replacements;
+    }
+    (diffs, replacements)
+}
+
+pub(crate) async fn run(args: &Value, ctx: &ToolContext) -> ToolOutput {
+    let Call {
+        pattern,
+        root,
+        language,
+        rewrite,
+    } = match prepare(args, ctx) {
+        Ok(c) => c,
+        Err(out) => return out,
+    };
+    let cwd = ctx.cwd.clone();
+    let cancel = ctx.cancel.child_token();
+    let _stop_on_drop = cancel.clone().drop_guard();
+    let jail = ctx.jail.clone();
+    let write_ctx = ctx.clone();
     blocking("ast", move || {
         let q = Query {
             root: &root,
@@ -76,10 +165,13 @@ pub(crate) async fn run(args: &Value, ctx: &ToolContext) -> ToolOutput {
         let stop = || cancel.is_cancelled();
         match q.rewrite {
             None => match zut_ast::search(&q, &stop) {
-                Ok(found) => render_search(&found, &cwd),
+                Ok(mut found) => {
+                    hide_secrets(&mut found, jail.as_deref());
+                    render_search(&found, &cwd)
+                }
                 Err(e) => error(e),
             },
-            Some(_) => rewrite_files(&q, &cwd, &stop),
+            Some(_) => rewrite_files(&q, &cwd, &stop, &write_ctx),
         }
     })
     .await
@@ -164,11 +256,38 @@ fn render_search(found: &Found, cwd: &Path) -> ToolOutput {
     ToolOutput::text(text)
 }
 
-fn rewrite_files(q: &Query<'_>, cwd: &Path, stop: &(dyn Fn() -> bool + Sync)) -> ToolOutput {
+/// Jailed: drops matches in locations the jail keeps secret, with a note.
+fn hide_secrets(found: &mut Found, jail: Option<&zut_sandbox::Prepared>) {
+    let before = found.matches.len();
+    found
+        .matches
+        .retain(|m| crate::jail::readable(jail, &m.path));
+    let hidden = before - found.matches.len();
+    if hidden > 0 {
+        found.warnings.push(format!(
+            "{hidden} match{} in locations the jail keeps secret left out",
+            if hidden == 1 { "" } else { "es" }
+        ));
+    }
+}
+
+fn rewrite_files(
+    q: &Query<'_>,
+    cwd: &Path,
+    stop: &(dyn Fn() -> bool + Sync),
+    ctx: &ToolContext,
+) -> ToolOutput {
     let (found, plan) = match zut_ast::plan_rewrite(q, stop) {
         Ok(p) => p,
         Err(e) => return error(e),
     };
+    // Jailed: every file the plan changes must be writable, or nothing is
+    // written.
+    for f in &plan.files {
+        if let Some(why) = crate::jail::write_denied(ctx, &f.path) {
+            return ToolOutput::error(format!("ast: {why} (nothing was written)"));
+        }
+    }
     if plan.files.is_empty() {
         return ToolOutput::text(if found.matches.is_empty() {
             no_matches(&found)
@@ -176,20 +295,13 @@ fn rewrite_files(q: &Query<'_>, cwd: &Path, stop: &(dyn Fn() -> bool + Sync)) ->
             "Structural matches found, but the rewrite produced no changes.".to_string()
         });
     }
-    let mut diffs = String::new();
-    let mut replacements = 0;
-    for f in &plan.files {
-        diffs.push_str(&f.diff(&shown(&f.path, cwd)));
-        replacements += f.replacements;
-    }
+    let (diffs, replacements) = diffs(&plan, cwd);
     if let Err(e) = zut_ast::apply(&plan) {
         return ToolOutput::error(format!("ast: {e}"));
     }
-    let n = plan.files.len();
     ToolOutput::text(cap(format!(
-        "Rewrote {replacements} match{} in {n} file{}.\n\n{diffs}",
-        if replacements == 1 { "" } else { "es" },
-        if n == 1 { "" } else { "s" }
+        "Rewrote {}.\n\n{diffs}",
+        counted(replacements, plan.files.len())
     )))
 }
 

@@ -45,6 +45,26 @@ pub(crate) async fn run(args: &Value, ctx: &ToolContext) -> ToolOutput {
     }
 }
 
+/// The `--no-yolo` preview: the diff the edit would make (or why it would
+/// fail), nothing written. Reads the disk (not a front end's buffers).
+pub(crate) async fn preview(args: &Value, ctx: &ToolContext) -> String {
+    let a: EditArgs = match parse_args("edit", args) {
+        Ok(a) => a,
+        Err(out) => return out.text_content(),
+    };
+    let path = ctx.resolve(&a.path);
+    if let Err(out) = crate::jail::check_write(ctx, &path) {
+        return out.text_content();
+    }
+    blocking("edit", move || {
+        match read_for_edit(&a, &path).and_then(|raw| apply_edits(&a, &raw)) {
+            Ok((_, out)) | Err(out) => out,
+        }
+    })
+    .await
+    .text_content()
+}
+
 fn edit_file(a: &EditArgs, path: &Path) -> ToolOutput {
     let raw = match read_for_edit(a, path) {
         Ok(raw) => raw,

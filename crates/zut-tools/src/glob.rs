@@ -54,11 +54,23 @@ pub(crate) async fn run(args: &Value, ctx: &ToolContext) -> ToolOutput {
     } else {
         ctx.resolve(&given)
     };
+    if let Some(why) = crate::jail::read_denied(ctx, &root) {
+        return ToolOutput::error(format!("glob: {why}"));
+    }
     let cancel = ctx.cancel.child_token();
     let _stop_on_drop = cancel.clone().drop_guard();
     let limits = WalkLimits::default();
+    let jail = ctx.jail.clone();
     blocking("glob", move || {
-        walk(&matcher, &root, &given, a.hidden, &limits, &cancel)
+        walk(
+            &matcher,
+            &root,
+            &given,
+            a.hidden,
+            &limits,
+            &cancel,
+            jail.as_deref(),
+        )
     })
     .await
 }
@@ -128,6 +140,7 @@ pub(crate) fn walk(
     hidden: bool,
     limits: &WalkLimits,
     cancel: &CancellationToken,
+    jail: Option<&zut_sandbox::Prepared>,
 ) -> ToolOutput {
     let shown_root = if given.is_empty() { "." } else { given };
     let meta = match std::fs::metadata(root) {
@@ -144,13 +157,20 @@ pub(crate) fn walk(
     let prefix = display_prefix(given);
 
     let mut builder = ignore::WalkBuilder::new(&search_dir);
+    // Jailed: secret locations are neither entered nor listed.
+    let secrets_hidden = jail.map(|j| j.policy().clone());
     builder
         .hidden(!hidden)
         .require_git(false)
         .follow_links(false)
         .max_depth(Some(limits.max_depth))
         .sort_by_file_name(|x, y| x.cmp(y))
-        .filter_entry(|e| e.file_name() != ".git");
+        .filter_entry(move |e| {
+            e.file_name() != ".git"
+                && secrets_hidden
+                    .as_ref()
+                    .is_none_or(|p| p.check_read(e.path()).is_ok())
+        });
 
     let mut matches: Vec<String> = Vec::new();
     let mut visited: u64 = 0;
@@ -426,6 +446,7 @@ mod tests {
             false,
             &limits,
             &CancellationToken::new(),
+            None,
         );
         let text = out.text_content();
         assert!(!out.is_error);

@@ -1,5 +1,5 @@
-//! The jail as the tools see it: path checks for `read`, `write`, `edit`
-//! and `grep`, and denial explanations for `bash` (and the `python` tool:
+//! The jail as the tools see it: path checks for `read`, `write`, `edit`,
+//! `grep`, `glob`, `ast`, `worktree` and the `lsp` tool, and denial explanations for `bash` (and the `python` tool:
 //! it runs its interpreter through [`zut_process::spawn`] with
 //! [`ToolContext::jail`] as the sandbox, then calls [`annotate`]).
 //!
@@ -31,11 +31,33 @@ pub fn check_write(ctx: &ToolContext, path: &Path) -> Result<(), ToolOutput> {
     }
 }
 
+/// [`check_read`] for tools whose errors are strings: the refusal text.
+pub fn read_denied(ctx: &ToolContext, path: &Path) -> Option<String> {
+    let j = ctx.jail.as_ref()?;
+    j.policy().check_read(path).err().map(refusal_text)
+}
+
+/// [`check_write`] for tools whose errors are strings: the refusal text.
+pub fn write_denied(ctx: &ToolContext, path: &Path) -> Option<String> {
+    let j = ctx.jail.as_ref()?;
+    j.policy().check_write(path).err().map(refusal_text)
+}
+
+/// Whether a walk (`glob`, `grep`, `ast`) may show `path`: always when not
+/// jailed; jailed, not inside a location the jail keeps secret.
+pub(crate) fn readable(jail: Option<&zut_sandbox::Prepared>, path: &Path) -> bool {
+    jail.is_none_or(|j| j.policy().check_read(path).is_ok())
+}
+
 fn refusal(d: zut_sandbox::Denied) -> ToolOutput {
-    ToolOutput::error(format!(
+    ToolOutput::error(refusal_text(d))
+}
+
+fn refusal_text(d: zut_sandbox::Denied) -> String {
+    format!(
         "{d}. The jail confines tools to the session directory; ask the user to /unjail if this \
          path is needed."
-    ))
+    )
 }
 
 /// Appends to a jailed command's output what the jail refused (paths and

@@ -40,6 +40,19 @@ pub use output::{ToolContent, ToolOutput};
 pub use schema::{builtin_tool, builtin_tools, ToolDef, BUILTIN_NAMES, SESSION_TOOLS};
 pub use validate::{validate_args, ArgValidator};
 
+/// What a mutating built-in call would do, for the `--no-yolo`
+/// confirmation (the Go original's tool previews, tools.md §1.4): the diff
+/// of an `edit` or an `ast` rewrite (or the error the call would give),
+/// computed without changing anything. `None` for tools without a
+/// preview and for `ast` searches.
+pub async fn preview_builtin(name: &str, args: &Value, ctx: &ToolContext) -> Option<String> {
+    match name {
+        "edit" => Some(edit::preview(args, ctx).await),
+        "ast" => ast::preview(args, ctx).await,
+        _ => None,
+    }
+}
+
 /// Runs the built-in tool `name` with `args` in `ctx`.
 ///
 /// The arguments are validated against the tool's schema first; an unknown

@@ -63,20 +63,27 @@ struct GitOut {
     stderr: String,
 }
 
-/// Runs `git <args>` in `dir`, without a shell, bounded in time and output.
+/// Runs `git <args>` in `dir`, without a shell, bounded in time and output,
+/// through zut's launcher: jailed, git (and the hooks it runs, such as
+/// `post-checkout`) runs inside the jail like `bash`.
 async fn git(dir: &Path, args: &[&str], ctx: &ToolContext) -> Result<GitOut, String> {
-    let mut cmd = tokio::process::Command::new("git");
-    cmd.args(args)
-        .current_dir(dir)
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env("LC_ALL", "C")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    let child = cmd
-        .spawn()
-        .map_err(|e| format!("worktree: cannot run git: {e}"))?;
+    let mut launch = zut_process::Launch::new("git", dir)
+        .args(args)
+        .sandbox(ctx.jail.clone());
+    launch.env = vec![
+        ("GIT_TERMINAL_PROMPT".into(), "0".into()),
+        ("LC_ALL".into(), "C".into()),
+    ];
+    launch.stdin = Stdio::null();
+    launch.stdout = Stdio::piped();
+    launch.stderr = Stdio::piped();
+    launch.kill_on_drop = true;
+    // The guard kills git's process group (hooks included) on timeout or
+    // cancellation.
+    let zut_process::Process {
+        child,
+        guard: _guard,
+    } = zut_process::spawn(launch).map_err(|e| format!("worktree: cannot run git: {e}"))?;
     let out = tokio::select! {
         r = tokio::time::timeout(GIT_TIMEOUT, child.wait_with_output()) => match r {
             Ok(Ok(o)) => o,
@@ -171,6 +178,7 @@ async fn create(branch: &str, ctx: &ToolContext) -> Result<String, String> {
         return Err(format!("worktree: invalid branch {branch:?}"));
     }
     let repo = find_repo(ctx).await?;
+    jail_check(ctx, &[&repo.top, &repo.common])?;
     let checked = git(&repo.top, &["check-ref-format", "--branch", branch], ctx).await?;
     if !checked.ok || checked.stdout.trim() != branch {
         return Err(format!("worktree: invalid branch {branch:?}"));
@@ -234,6 +242,7 @@ async fn create(branch: &str, ctx: &ToolContext) -> Result<String, String> {
     if !lexically_inside(&path, &root) {
         return Err(format!("worktree: invalid branch {branch:?}"));
     }
+    jail_check(ctx, &[&root, &path])?;
     if path.exists() {
         return Err(format!("worktree: path {} already exists", path.display()));
     }
@@ -282,6 +291,20 @@ async fn create(branch: &str, ctx: &ToolContext) -> Result<String, String> {
         root.display(),
         path.display()
     ))
+}
+
+/// Jailed: every path must be readable and writable (so the repository,
+/// its git directory and the worktree root must be inside the jail's
+/// writable scopes); the first refusal is the error.
+fn jail_check(ctx: &ToolContext, paths: &[&Path]) -> Result<(), String> {
+    for p in paths {
+        if let Some(why) =
+            crate::jail::read_denied(ctx, p).or_else(|| crate::jail::write_denied(ctx, p))
+        {
+            return Err(format!("worktree: {why}"));
+        }
+    }
+    Ok(())
 }
 
 /// The topmost directory on the way to `p` that does not exist yet.
@@ -468,6 +491,7 @@ async fn cleanup(paths: &[String], ctx: &ToolContext) -> Result<String, String> 
         return Err("worktree: cleanup requires at least one explicit path".into());
     }
     let repo = find_repo(ctx).await?;
+    jail_check(ctx, &[&repo.top, &repo.common])?;
     let entries = inventory(&repo, ctx).await?;
     let mut selected: Vec<Entry> = Vec::new();
     for p in &paths {
@@ -478,6 +502,7 @@ async fn cleanup(paths: &[String], ctx: &ToolContext) -> Result<String, String> 
         if let Some(why) = &e.blocked_by {
             return Err(format!("worktree: {p:?} cannot be removed: {why}"));
         }
+        jail_check(ctx, &[&e.path])?;
         if !selected.iter().any(|s| s.path == e.path) {
             selected.push(e.clone());
         }

@@ -28,6 +28,8 @@ const CHOICES: [&str; 4] = [
 
 /// Longest refusal reason kept.
 const MAX_REASON: usize = 500;
+/// Rows of a call's diff shown in the dialog.
+const DETAIL_ROWS: usize = 24;
 
 /// One call waiting for approval.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,6 +42,8 @@ pub struct Pending {
     pub tool: String,
     /// One-line summary of the arguments.
     pub preview: String,
+    /// What the call would do (an `edit`'s or `ast` rewrite's diff).
+    pub detail: Option<String>,
 }
 
 /// Calls waiting for approval (the first one is asked), the selected
@@ -105,6 +109,7 @@ pub(crate) fn on_event(app: &mut App, ev: &AgentEvent) {
             id,
             name,
             preview,
+            detail,
             ..
         } => {
             app.confirms.queue.push_back(Pending {
@@ -112,6 +117,7 @@ pub(crate) fn on_event(app: &mut App, ev: &AgentEvent) {
                 call_id: id.clone(),
                 tool: name.clone(),
                 preview: preview.clone(),
+                detail: detail.clone(),
             });
             app.status.activity = Some(format!("waiting for approval: {name}"));
             app.bell_pending |= app.alerts_enabled;
@@ -222,8 +228,16 @@ fn choice(c: &Confirms) -> ApprovalDecision {
     }
 }
 
-/// The dialog's rows at `width` (`focused`: whether it has the keys).
-pub fn rows(c: &Confirms, width: usize, focused: bool, theme: &Theme) -> Vec<Line<'static>> {
+/// The dialog's rows at `width` (`focused`: whether it has the keys), with
+/// at most `diff_rows` (and never more than [`DETAIL_ROWS`]) rows of a
+/// call's diff.
+pub fn rows(
+    c: &Confirms,
+    width: usize,
+    focused: bool,
+    theme: &Theme,
+    diff_rows: usize,
+) -> Vec<Line<'static>> {
     let Some(p) = c.current() else {
         return Vec::new();
     };
@@ -252,6 +266,25 @@ pub fn rows(c: &Confirms, width: usize, focused: bool, theme: &Theme) -> Vec<Lin
         Span::raw("  "),
         Span::styled(crate::sanitize::clean_line(&p.preview), theme.text),
     ])));
+    if let Some(detail) = &p.detail {
+        // The diff the call would make, coloured like `edit`'s box, cut to
+        // a screenful.
+        let rows = crate::diff_view::unified_rows(detail, theme);
+        let shown = diff_rows.clamp(3, DETAIL_ROWS);
+        let more = rows.len().saturating_sub(shown);
+        out.push(frame(Line::default()));
+        for row in rows.into_iter().take(shown) {
+            let mut spans = vec![Span::raw("  ")];
+            spans.extend(row.spans);
+            out.push(frame(Line::from(spans)));
+        }
+        if more > 0 {
+            out.push(frame(Line::from(Span::styled(
+                format!("  … {more} more line{}", if more == 1 { "" } else { "s" }),
+                theme.dim,
+            ))));
+        }
+    }
     out.push(frame(Line::default()));
     let hint = if focused {
         " choose (↑/↓ or 1-4, enter to pick, esc to refuse, ctrl+c to refuse and stop):"

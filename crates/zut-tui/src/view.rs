@@ -99,11 +99,14 @@ pub fn compose(app: &mut App, now: Instant) -> Live {
     if confirming {
         // Under the notes, which keep it unfocused until dismissed.
         let focused = confirm_focused;
+        // A call's diff gets the rows the dialog and the chrome leave.
+        let diff_rows = (h as usize).saturating_sub(bottom.len() + 14);
         top.extend(crate::confirm::rows(
             &app.confirms,
             width,
             focused,
             &app.theme,
+            diff_rows,
         ));
         top.push(Line::default());
     }

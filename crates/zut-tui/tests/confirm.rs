@@ -71,6 +71,7 @@ fn waiting(a: &mut App, request_id: u64, id: &str) {
         name: "bash".into(),
         preview: "ls /".into(),
         args: json!({"command": "ls /"}),
+        detail: None,
     });
 }
 
@@ -310,5 +311,42 @@ fn ctrl_t_without_reasoning_says_so() {
             .any(|n| n.text.contains("no reasoning to show")),
         "{:?}",
         a.notes.iter().map(|n| &n.text).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn an_edit_waiting_for_approval_shows_the_diff_it_would_make() {
+    let mut a = app();
+    a.size = (90, 40);
+    busy(&mut a);
+    let args = json!({"path": "src/lib.rs", "edits": [{"oldText": "old_fn", "newText": "new_fn"}]});
+    a.agent(&AgentEvent::ToolCall {
+        id: "e1".into(),
+        name: "edit".into(),
+        args: args.clone(),
+    });
+    let mut diff = String::from("--- src/lib.rs\n+++ src/lib.rs\n@@ -10,3 +10,3 @@\n fn a() {}\n-old_fn();\n+new_fn();\n fn b() {}\n");
+    for i in 0..40 {
+        diff.push_str(&format!(" line {i}\n"));
+    }
+    a.agent(&AgentEvent::ToolApprovalRequested {
+        request_id: 3,
+        id: "e1".into(),
+        name: "edit".into(),
+        preview: "src/lib.rs".into(),
+        args,
+        detail: Some(diff),
+    });
+    let s = screen(&mut a);
+    assert!(s.contains("-   11 old_fn();"), "{s}");
+    assert!(s.contains("+   11 new_fn();"), "{s}");
+    assert!(s.contains(" more lines"), "a long diff is cut: {s}");
+    assert!(s.contains("1. "), "the choices stay visible: {s}");
+    assert_eq!(
+        key(&mut a, KeyCode::Enter),
+        [Effect::Approve {
+            request_id: 3,
+            decision: ApprovalDecision::Once
+        }]
     );
 }

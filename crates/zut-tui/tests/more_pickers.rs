@@ -302,6 +302,7 @@ fn status_says_what_keys_do_while_the_dialog_asks() {
         name: "bash".into(),
         args: serde_json::json!({"command": "ls"}),
         preview: "ls".into(),
+        detail: None,
     });
     let s = screen(&mut a);
     assert!(!s.contains("esc to stop"), "{s}");

@@ -124,6 +124,11 @@ pub enum AgentEvent {
         preview: String,
         /// Effective arguments.
         args: Value,
+        /// What the call would do, for built-in tools that can tell
+        /// without doing it: the diff of an `edit` or an `ast` rewrite (or
+        /// the error it would give). `None` for other calls.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        detail: Option<String>,
     },
     /// An extension's interceptor blocked the turn (`event` is
     /// `turn_start`: no model call; a `turn_end` with `stop:"error"`

@@ -6,9 +6,11 @@
 //! then the profile `AWS_PROFILE` (default `default`) of the shared
 //! credentials file (`AWS_SHARED_CREDENTIALS_FILE`, default
 //! `~/.aws/credentials`) or config file (`AWS_CONFIG_FILE`, default
-//! `~/.aws/config`, sections `[profile NAME]`). Profiles that get their
-//! keys elsewhere (`sso_*`, `credential_process`, `role_arn`,
-//! `web_identity_token_file`) are refused with a hint to export the keys.
+//! `~/.aws/config`, sections `[profile NAME]`), with its keys or its
+//! `credential_process` (run when first needed and again before the
+//! credentials expire, see [`super::process`]). Profiles that get their
+//! keys elsewhere (`sso_*`, `role_arn`, `web_identity_token_file`) are
+//! refused with a hint to export the keys or use `credential_process`.
 //! Region: `AWS_REGION`, `AWS_DEFAULT_REGION`, the profile's `region`,
 //! else `us-east-1`.
 
@@ -31,6 +33,8 @@ pub enum BedrockCredentials {
         /// Session token of temporary credentials.
         session_token: Option<String>,
     },
+    /// A profile's `credential_process`: temporary keys, for SigV4.
+    Process(super::process::CredentialProcess),
 }
 
 impl std::fmt::Debug for BedrockCredentials {
@@ -41,6 +45,7 @@ impl std::fmt::Debug for BedrockCredentials {
                 .debug_struct("Keys")
                 .field("access_key_id", access_key_id)
                 .finish_non_exhaustive(),
+            BedrockCredentials::Process(p) => f.debug_tuple("Process").field(p).finish(),
         }
     }
 }
@@ -180,10 +185,21 @@ pub(crate) fn resolve(
                 format!("profile {profile_name} in {}", path.display()),
             );
         }
+        if let Some(command) = section
+            .get("credential_process")
+            .filter(|c| !c.trim().is_empty())
+        {
+            let source = format!("profile {profile_name} in {}", path.display());
+            return done(
+                BedrockCredentials::Process(super::process::CredentialProcess::new(
+                    command, &source,
+                )),
+                format!("the credential_process of {source}"),
+            );
+        }
         let indirect = [
             "sso_session",
             "sso_start_url",
-            "credential_process",
             "role_arn",
             "web_identity_token_file",
         ]
@@ -192,7 +208,8 @@ pub(crate) fn resolve(
         if let Some(key) = indirect {
             return Err(ProviderError::Config(format!(
                 "amazon-bedrock: profile {profile_name} in {} gets its credentials through `{key}`, which zut does not run; \
-                 export them first (`eval \"$(aws configure export-credentials --profile {profile_name} --format env)\"`) \
+                 export them first (`eval \"$(aws configure export-credentials --profile {profile_name} --format env)\"`), \
+                 or give a profile `credential_process = aws configure export-credentials --profile {profile_name} --format process`, \
                  or set AWS_BEARER_TOKEN_BEDROCK",
                 path.display()
             )));

@@ -4,6 +4,7 @@
 
 pub(crate) mod credentials;
 pub(crate) mod eventstream;
+pub(crate) mod process;
 pub(crate) mod request;
 pub mod sign;
 pub(crate) mod stream;

@@ -9,6 +9,7 @@
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod code_tools;
 mod env;
 mod escapes;
 mod file_tools;
