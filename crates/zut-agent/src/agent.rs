@@ -221,6 +221,8 @@ impl Agent {
         cancel: &CancellationToken,
         sink: EventSink<'_>,
     ) -> PromptOutcome {
+        // `@server:uri` mentions attach MCP resources (crate::mcp_mentions).
+        let content = self.attach_mcp_mentions(content, cancel).await;
         let user = Message {
             role: Role::User,
             content,

@@ -125,6 +125,7 @@ pub fn open(setup: Setup, session: SessionRequest) -> Result<Conversation, Strin
         Err(why) => (placeholder(&provider_name, &model)?, Some(why)),
     };
     let (home, cwd) = (config.system.zut_home.clone(), config.cwd.clone());
+    let jail = config.jail.clone();
     let mut agent = Agent::new(provider, None, config);
     agent.set_file_access(files);
     // MCP servers start on tasks of their own (zut-mcp).
@@ -132,12 +133,12 @@ pub fn open(setup: Setup, session: SessionRequest) -> Result<Conversation, Strin
     let manager = match mcp {
         McpServers::None => None,
         McpServers::Configured => {
-            let (m, n) = zut_mcp::McpManager::start_default(&home, &cwd);
+            let (m, n) = zut_mcp::McpManager::start_default_jailed(&home, &cwd, jail);
             notes = n;
             Some(m)
         }
         McpServers::WithAcp(servers) => {
-            let (m, n) = zut_mcp::acp::start_for_session(&home, &cwd, &servers);
+            let (m, n) = zut_mcp::acp::start_for_session_jailed(&home, &cwd, &servers, jail);
             notes = n;
             Some(m)
         }

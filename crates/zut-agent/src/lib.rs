@@ -17,6 +17,7 @@ pub mod conversation;
 pub mod event;
 pub mod goals;
 pub mod long_session;
+mod mcp_mentions;
 pub mod mcp_tools;
 pub mod plan;
 pub mod projection;

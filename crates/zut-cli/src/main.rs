@@ -60,7 +60,7 @@ fn route(mut argv: Vec<String>) -> i32 {
         Some("config") => config_cmd::run(&argv[1..]),
         Some("auth") => auth_cmd::run(&argv[1..]),
         Some("acp") => acp_mode::run(&argv[1..]),
-        Some("mcp") => zut_mcp::cli::run(&argv[1..]),
+        Some("mcp") => zut_mcp::cli::run_with(&argv[1..], &sandbox_setup::mcp_serve_jail),
         Some("rpc") => {
             argv[0] = "--rpc".to_string();
             args::run(argv)

@@ -29,12 +29,31 @@ pub fn apply(
 
 /// What the jail of a session in `cwd` is built from.
 pub fn jail_spec(settings: &Settings, cwd: &Path, zut_home: &Path) -> zut_sandbox::JailSpec {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let extra = settings
-        .config_file
+    jail_spec_from(settings.config_file.as_ref(), cwd, zut_home)
+}
+
+/// The jail of `zut mcp serve` in `project`: config.json's `sandbox` keys
+/// and `jail_by_default`. A config.json that does not parse is an error.
+pub fn mcp_serve_jail(
+    zut_home: &Path,
+    project: &Path,
+) -> Result<(zut_sandbox::JailSpec, bool), String> {
+    let file =
+        zut_config::ConfigFile::load(&zut_home.join("config.json")).map_err(|e| e.to_string())?;
+    let on = file
         .as_ref()
-        .and_then(|f| f.sandbox.clone())
-        .unwrap_or_default();
+        .and_then(|f| f.jail_by_default)
+        .unwrap_or(false);
+    Ok((jail_spec_from(file.as_ref(), project, zut_home), on))
+}
+
+fn jail_spec_from(
+    file: Option<&zut_config::ConfigFile>,
+    cwd: &Path,
+    zut_home: &Path,
+) -> zut_sandbox::JailSpec {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let extra = file.and_then(|f| f.sandbox.clone()).unwrap_or_default();
     let expand = |p: &String| -> PathBuf {
         match (p.strip_prefix("~/"), &home) {
             (Some(rest), Some(h)) => h.join(rest),

@@ -33,6 +33,9 @@ pub fn servers(ctrl: &zut_agent::Controller) -> Picker {
         "{} offered (≈{} tokens) · {}",
         o.tools, o.tool_tokens, o.lazy
     )));
+    for c in &o.clashes {
+        items.push(PickerItem::new("name clash", "").detail(c.clone()));
+    }
     let ready = o
         .servers
         .iter()

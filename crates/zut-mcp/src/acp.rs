@@ -66,7 +66,19 @@ pub fn start_for_session(
     cwd: &Path,
     acp_servers: &[Value],
 ) -> (McpManager, Vec<String>) {
-    let (opts, mut notes) = McpOptions::from_env(home, cwd);
+    start_for_session_jailed(home, cwd, acp_servers, zut_tools::JailSwitch::default())
+}
+
+/// [`start_for_session`] with the session's jail switch (stdio servers
+/// start under the jail while it is on).
+pub fn start_for_session_jailed(
+    home: &Path,
+    cwd: &Path,
+    acp_servers: &[Value],
+    jail: zut_tools::JailSwitch,
+) -> (McpManager, Vec<String>) {
+    let (mut opts, mut notes) = McpOptions::from_env(home, cwd);
+    opts.jail = jail;
     let (servers, problems) = servers_from_acp(acp_servers);
     notes.extend(
         problems

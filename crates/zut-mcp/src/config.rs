@@ -128,6 +128,38 @@ pub struct ServerConfig {
     pub source: Option<PathBuf>,
     /// The definition as written, for trust hashes and `zut mcp get`.
     pub raw: Value,
+    /// How a stdio server is confined (`sandbox`, `permissions`).
+    pub sandbox: ServerSandbox,
+}
+
+/// How a stdio server runs: the `sandbox` key (`"session"`, `"jail"`,
+/// `"none"`) or a `permissions` object (the `extension.json` format, see
+/// docs/sandbox.md). See [`crate::sandbox`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum ServerSandbox {
+    /// Follows the session: under the jail while the session is jailed
+    /// (`--jail`, `jail_by_default`, `/jail`), unconfined otherwise.
+    #[default]
+    Session,
+    /// Always under the jail's policy, jailed session or not.
+    Jail,
+    /// Never confined (honoured for user and session servers only: a
+    /// project file cannot take its server out of the jail).
+    None,
+    /// Confined to its declared permissions.
+    Declared(zut_sandbox::Declared),
+}
+
+impl ServerSandbox {
+    /// `session`, `jail`, `none` or `permissions`.
+    pub fn word(&self) -> &'static str {
+        match self {
+            ServerSandbox::Session => "session",
+            ServerSandbox::Jail => "jail",
+            ServerSandbox::None => "none",
+            ServerSandbox::Declared(_) => "permissions",
+        }
+    }
 }
 
 /// A problem with one configuration file or entry. zut keeps running.
@@ -163,6 +195,10 @@ struct RawServer {
     disabled: bool,
     #[serde(default)]
     oauth: Option<OAuthConfig>,
+    #[serde(default)]
+    sandbox: Option<String>,
+    #[serde(default)]
+    permissions: Option<Value>,
     /// Claude Code and others write these; zut accepts and ignores them.
     #[serde(default, rename = "alwaysAllow")]
     _always_allow: Option<Value>,
@@ -214,6 +250,30 @@ pub fn parse_server(
             return Err("`command` is empty".into());
         }
     }
+    let sandbox = match (raw.sandbox.as_deref(), &raw.permissions) {
+        (Some(_), Some(_)) => return Err("has both `sandbox` and `permissions` (use one)".into()),
+        (None | Some("session"), None) => ServerSandbox::Session,
+        (Some("jail"), None) => ServerSandbox::Jail,
+        (Some("none"), None) => ServerSandbox::None,
+        (Some(other), None) => {
+            return Err(format!(
+                "sandbox: \"{other}\" is not \"session\", \"jail\" or \"none\""
+            ))
+        }
+        (None, Some(p)) => ServerSandbox::Declared(
+            zut_sandbox::Declared::from_json(p).map_err(|e| format!("permissions: {e}"))?,
+        ),
+    };
+    if sandbox != ServerSandbox::Session && !matches!(transport, TransportConfig::Stdio { .. }) {
+        return Err(format!(
+            "`{}` applies to stdio servers only",
+            if raw.permissions.is_some() {
+                "permissions"
+            } else {
+                "sandbox"
+            }
+        ));
+    }
     Ok(ServerConfig {
         name: name.to_string(),
         transport,
@@ -223,6 +283,7 @@ pub fn parse_server(
         scope,
         source: source.map(Path::to_path_buf),
         raw: value.clone(),
+        sandbox,
     })
 }
 
@@ -410,6 +471,43 @@ mod tests {
         assert!(parse_server("b", &json!({"type": "ws", "url": "y"}), Scope::User, None).is_err());
         assert!(parse_server("b", &json!({"command": 3}), Scope::User, None).is_err());
         assert!(parse_server("b", &json!({}), Scope::User, None).is_err());
+    }
+
+    #[test]
+    fn sandbox_and_permissions_keys() {
+        let parse = |v: Value| parse_server("s", &v, Scope::User, None);
+        assert_eq!(
+            parse(json!({"command": "x"})).unwrap().sandbox,
+            ServerSandbox::Session
+        );
+        assert_eq!(
+            parse(json!({"command": "x", "sandbox": "jail"}))
+                .unwrap()
+                .sandbox,
+            ServerSandbox::Jail
+        );
+        assert_eq!(
+            parse(json!({"command": "x", "sandbox": "none"}))
+                .unwrap()
+                .sandbox,
+            ServerSandbox::None
+        );
+        let d = parse(
+            json!({"command": "x", "permissions": {"fs": {"read": ["${cwd}"]}, "network": "none"}}),
+        )
+        .unwrap();
+        assert!(matches!(d.sandbox, ServerSandbox::Declared(_)));
+        let err = parse(json!({"command": "x", "sandbox": "strict"})).unwrap_err();
+        assert!(err.contains("\"strict\" is not"), "{err}");
+        let err = parse(json!({"command": "x", "sandbox": "jail", "permissions": {}})).unwrap_err();
+        assert!(err.contains("both `sandbox` and `permissions`"), "{err}");
+        let err = parse(json!({"command": "x", "permissions": {"fs": {"read": ["${nope}"]}}}))
+            .unwrap_err();
+        assert!(err.starts_with("permissions: fs.read"), "{err}");
+        let err = parse(json!({"command": "x", "permissions": {"fz": {}}})).unwrap_err();
+        assert!(err.starts_with("permissions:"), "{err}");
+        let err = parse(json!({"url": "http://x", "sandbox": "jail"})).unwrap_err();
+        assert!(err.contains("stdio servers only"), "{err}");
     }
 
     #[test]

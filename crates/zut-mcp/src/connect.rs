@@ -19,6 +19,11 @@ use crate::slot::Slot;
 pub(crate) struct Connection {
     pub running: RunningService<RoleClient, Handler>,
     pub child: Option<Child>,
+    /// The stdio child's group guard (disarmed): its sandbox's pids cgroup.
+    pub guard: Option<zut_process::GroupGuard>,
+    /// Whether the session was jailed when it started (for servers whose
+    /// confinement follows the session: restarted when that changes).
+    pub jailed_at_start: bool,
 }
 
 /// Why a connection could not be opened.
@@ -34,6 +39,8 @@ pub(crate) struct ConnectCtx<'a> {
     pub project: &'a std::path::Path,
     pub home: &'a std::path::Path,
     pub env: &'a (dyn Fn(&str) -> Option<String> + Send + Sync),
+    /// The session's jail switch.
+    pub jail: &'a zut_tools::JailSwitch,
 }
 
 pub(crate) async fn connect(cx: &ConnectCtx<'_>) -> Result<Connection, ConnectError> {
@@ -57,8 +64,30 @@ pub(crate) async fn connect(cx: &ConnectCtx<'_>) -> Result<Connection, ConnectEr
                 &slot.config.name,
                 &format!("starting {command} {}", args.join(" ")),
             );
-            let mut child = crate::launch::spawn(&command, &args, &env, cx.project, log)
-                .map_err(|e| ConnectError::Failed(format!("cannot start `{command}`: {e}")))?;
+            let jailed_at_start = cx.jail.is_jailed();
+            let confined = crate::sandbox::confinement(&slot.config, cx.jail, cx.home, cx.project)
+                .map_err(|e| ConnectError::Failed(format!("sandbox: {e}")))?;
+            if let Some(note) = &confined.note {
+                crate::fsutil::log_marker(cx.home, &slot.config.name, note);
+            }
+            if let Some(sb) = &confined.prepared {
+                crate::fsutil::log_marker(
+                    cx.home,
+                    &slot.config.name,
+                    &format!("confined: {}", sb.policy().summary()),
+                );
+                for note in sb.notes() {
+                    crate::fsutil::log_marker(
+                        cx.home,
+                        &slot.config.name,
+                        &format!("sandbox not enforced here: {note}"),
+                    );
+                }
+            }
+            slot.set_confined(Some(confined.word));
+            let (mut child, guard) =
+                crate::launch::spawn(&command, &args, &env, cx.project, log, confined.prepared)
+                    .map_err(|e| ConnectError::Failed(format!("cannot start `{command}`: {e}")))?;
             if let Some(pid) = child.id() {
                 slot.pgid.store(pid, std::sync::atomic::Ordering::Relaxed);
             }
@@ -69,6 +98,8 @@ pub(crate) async fn connect(cx: &ConnectCtx<'_>) -> Result<Connection, ConnectEr
                 Ok(running) => Ok(Connection {
                     running,
                     child: Some(child),
+                    guard: Some(guard),
+                    jailed_at_start,
                 }),
                 Err(e) => {
                     let exit = match tokio::time::timeout(
@@ -81,8 +112,14 @@ pub(crate) async fn connect(cx: &ConnectCtx<'_>) -> Result<Connection, ConnectEr
                         _ => String::new(),
                     };
                     crate::launch::stop(&mut child, std::time::Duration::from_millis(100)).await;
+                    guard.kill_stragglers();
+                    let jailed = if confined.word == "unconfined" {
+                        String::new()
+                    } else {
+                        format!(" (it ran {}: see docs/mcp.md, Sandbox)", confined.word)
+                    };
                     Err(ConnectError::Failed(format!(
-                        "initialize failed: {e}{exit}; see {}",
+                        "initialize failed: {e}{exit}{jailed}; see {}",
                         slot.log.display()
                     )))
                 }
@@ -100,6 +137,8 @@ pub(crate) async fn connect(cx: &ConnectCtx<'_>) -> Result<Connection, ConnectEr
                 Ok(running) => Ok(Connection {
                     running,
                     child: None,
+                    guard: None,
+                    jailed_at_start: false,
                 }),
                 Err(e) if e.is_authorization_required() || e.auth_challenge().is_some() => {
                     Err(ConnectError::NeedsLogin(format!(
@@ -126,6 +165,8 @@ pub(crate) async fn connect(cx: &ConnectCtx<'_>) -> Result<Connection, ConnectEr
                 Ok(running) => Ok(Connection {
                     running,
                     child: None,
+                    guard: None,
+                    jailed_at_start: false,
                 }),
                 Err(e) => Err(ConnectError::Failed(format!("{url}: {e}"))),
             }

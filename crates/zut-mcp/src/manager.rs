@@ -34,6 +34,9 @@ pub struct McpOptions {
     pub settings: McpSettings,
     /// Environment lookup for `${VAR}` expansion.
     pub env: EnvLookup,
+    /// The session's jail switch: stdio servers start under the jail while
+    /// it is on (see [`crate::sandbox`]); the default is off.
+    pub jail: zut_tools::JailSwitch,
 }
 
 impl McpOptions {
@@ -47,6 +50,7 @@ impl McpOptions {
                 project: project.to_path_buf(),
                 settings,
                 env: Arc::new(|k| std::env::var(k).ok()),
+                jail: zut_tools::JailSwitch::default(),
             },
             warnings,
         )
@@ -102,7 +106,17 @@ impl McpManager {
     /// one call. Returns the lines to show once (settings warnings,
     /// configuration problems, overrides, servers waiting for trust).
     pub fn start_default(home: &Path, project: &Path) -> (Self, Vec<String>) {
-        let (opts, mut notes) = McpOptions::from_env(home, project);
+        Self::start_default_jailed(home, project, zut_tools::JailSwitch::default())
+    }
+
+    /// [`McpManager::start_default`] with the session's jail switch.
+    pub fn start_default_jailed(
+        home: &Path,
+        project: &Path,
+        jail: zut_tools::JailSwitch,
+    ) -> (Self, Vec<String>) {
+        let (mut opts, mut notes) = McpOptions::from_env(home, project);
+        opts.jail = jail;
         let mgr = Self::start(opts);
         notes.extend(mgr.notes());
         (mgr, notes)
@@ -133,6 +147,7 @@ impl McpManager {
             home: opts.home.clone(),
             startup_timeout: opts.settings.startup_timeout,
             env: opts.env.clone(),
+            jail: opts.jail.clone(),
         });
         let mgr = Self {
             inner: Arc::new(Inner {
@@ -157,6 +172,7 @@ impl McpManager {
             project: project.to_path_buf(),
             settings: McpSettings::default(),
             env: Arc::new(|k| std::env::var(k).ok()),
+            jail: zut_tools::JailSwitch::default(),
         };
         Self::start_configured(opts, Configured::default())
     }
@@ -406,6 +422,86 @@ impl McpManager {
             .and_then(Value::as_array)
             .map(|a| a.iter().map(map_resource).collect())
             .unwrap_or_default())
+    }
+
+    /// The resources `@server:uri` mentions in `text` name, read and
+    /// bounded for attaching to the prompt (see [`crate::mentions`]); a
+    /// mention that cannot be read gives a line saying why. Empty when
+    /// `text` mentions nothing. Waits for a mentioned server still
+    /// starting (up to the startup timeout).
+    pub async fn read_mentions(&self, text: &str, cancel: &CancellationToken) -> Vec<McpContent> {
+        use crate::mentions::{attach, failure, find, MAX_MENTIONS, MAX_TOTAL_BYTES};
+        let names = self.names();
+        let mut out = Vec::new();
+        let mut budget = MAX_TOTAL_BYTES;
+        for (i, m) in find(text, &names).iter().enumerate() {
+            if i >= MAX_MENTIONS {
+                out.push(failure(
+                    m,
+                    &format!("more than {MAX_MENTIONS} mentions in one prompt"),
+                ));
+                continue;
+            }
+            let Some(slot) = self.slot(&m.server) else {
+                out.push(failure(
+                    m,
+                    &format!(
+                        "no MCP server named {:?} (configured: {})",
+                        m.server,
+                        if names.is_empty() {
+                            "none".to_string()
+                        } else {
+                            names.join(", ")
+                        }
+                    ),
+                ));
+                continue;
+            };
+            let mut rx = slot.status.subscribe();
+            let _ = tokio::time::timeout(
+                self.inner.opts.settings.startup_timeout,
+                rx.wait_for(|s| s.settled()),
+            )
+            .await;
+            if budget == 0 {
+                out.push(failure(
+                    m,
+                    &format!("the prompt's attachments are full ({MAX_TOTAL_BYTES} bytes)"),
+                ));
+                continue;
+            }
+            let status = slot.status();
+            if status != ServerStatus::Ready {
+                out.push(failure(
+                    m,
+                    &format!("MCP server {} is {}", m.server, status.word()),
+                ));
+                continue;
+            }
+            match self.read_resource(&m.server, &m.uri, cancel).await {
+                Ok(c) if c.is_empty() => out.push(failure(m, "the server returned no contents")),
+                Ok(c) => out.extend(attach(m, c, &mut budget)),
+                Err(e) => {
+                    let listed: Vec<String> = slot
+                        .catalog()
+                        .resources
+                        .iter()
+                        .take(10)
+                        .map(|r| r.uri.clone())
+                        .collect();
+                    let hint = if listed.contains(&m.uri) || listed.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (it lists: {})", listed.join(", "))
+                    };
+                    out.push(failure(
+                        m,
+                        &format!("MCP server {} could not read it: {e}{hint}", m.server),
+                    ));
+                }
+            }
+        }
+        out
     }
 
     /// `prompts/get`: the prompt's messages as one text (roles as headers

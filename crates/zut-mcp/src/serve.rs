@@ -3,8 +3,10 @@
 //! the project directory) and, with `--extensions`, the installed
 //! extensions' tools through the extension host.
 //!
-//! Not yet: the sandbox/jail (`zut-process` and its policy) — the tools run
-//! with the same rights as `zut` itself today.
+//! With `--jail` (or `jail_by_default` in config.json, unless `--no-jail`)
+//! the tools run under the jail, as in a jailed session: `bash` and
+//! `python` inside the kernel-enforced policy, `read`/`write`/`edit`/`grep`
+//! checked against it. Extensions keep their own permissions.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -23,15 +25,24 @@ use zut_ext_host::{ExtensionHost, HostConfig, ToolContent, ZutHome};
 pub struct ZutServer {
     project: PathBuf,
     host: Option<Arc<ExtensionHost>>,
+    jail: zut_tools::JailSwitch,
 }
 
 impl ZutServer {
-    /// A server for `project`, with an extension host when given.
+    /// A server for `project`, with an extension host when given; its
+    /// built-in tools unjailed.
     pub fn new(project: &Path, host: Option<Arc<ExtensionHost>>) -> Self {
         Self {
             project: project.to_path_buf(),
             host,
+            jail: zut_tools::JailSwitch::default(),
         }
+    }
+
+    /// The built-in tools run under `jail` while it is on.
+    pub fn with_jail(mut self, jail: zut_tools::JailSwitch) -> Self {
+        self.jail = jail;
+        self
     }
 
     fn tool_list(&self) -> Vec<Tool> {
@@ -57,7 +68,18 @@ impl ZutServer {
 
     async fn run(&self, name: &str, args: Value) -> CallToolResult {
         if zut_tools::BUILTIN_NAMES.contains(&name) && !zut_tools::SESSION_TOOLS.contains(&name) {
-            let ctx = zut_tools::ToolContext::new(self.project.clone());
+            let jail = match self.jail.current() {
+                Ok(j) => j,
+                Err(e) => {
+                    return result(
+                        true,
+                        vec![Content::text(format!(
+                            "the jail could not be set up: {e}; no tool runs unjailed"
+                        ))],
+                    )
+                }
+            };
+            let ctx = zut_tools::ToolContext::new(self.project.clone()).with_jail(jail);
             let out = zut_tools::run_builtin(name, &args, &ctx).await;
             let content = out
                 .content
@@ -139,9 +161,50 @@ impl ServerHandler for ZutServer {
     }
 }
 
+/// What `zut mcp serve` needs to know of the jail: what it is built from,
+/// and whether it is on by default (`jail_by_default`). The CLI crate
+/// reads config.json's `sandbox` keys; see [`crate::cli::run_with`].
+pub type JailConfig<'a> = &'a dyn Fn(&Path, &Path) -> Result<(zut_sandbox::JailSpec, bool), String>;
+
+/// The jail of `project` with no config read: the default spec, off.
+pub fn default_jail(home: &Path, project: &Path) -> Result<(zut_sandbox::JailSpec, bool), String> {
+    Ok((crate::sandbox::default_spec(home, project), false))
+}
+
 /// Runs the server on stdin/stdout until the client disconnects.
 pub async fn serve(home: &Path, project: &Path, args: &[String]) -> Result<i32, String> {
+    serve_with(home, project, args, &default_jail).await
+}
+
+/// [`serve`] with the jail configuration: `--jail` jails the tools,
+/// `--no-jail` does not, neither follows `jail_by_default`.
+pub async fn serve_with(
+    home: &Path,
+    project: &Path,
+    args: &[String],
+    jail_config: JailConfig<'_>,
+) -> Result<i32, String> {
+    for a in args {
+        if !matches!(a.as_str(), "--extensions" | "--jail" | "--no-jail") {
+            return Err(format!(
+                "serve: unknown argument `{a}` (expected --extensions, --jail, --no-jail)"
+            ));
+        }
+    }
     let with_ext = args.iter().any(|a| a == "--extensions");
+    let (spec, by_default) = jail_config(home, project)?;
+    let on = if args.iter().any(|a| a == "--no-jail") {
+        false
+    } else {
+        by_default || args.iter().any(|a| a == "--jail")
+    };
+    let jail = zut_tools::JailSwitch::new(spec, on);
+    if on {
+        // Built now, so a rule the kernel refuses is reported at start.
+        jail.current()
+            .map_err(|e| format!("the jail could not be set up: {e}"))?;
+        crate::cli::err(&format!("zut mcp serve: {}", jail.describe()));
+    }
     let host = if with_ext {
         let mut cfg = HostConfig::new(ZutHome::new(home), project);
         cfg.zut_version = env!("CARGO_PKG_VERSION").to_string();
@@ -160,7 +223,7 @@ pub async fn serve(home: &Path, project: &Path, args: &[String]) -> Result<i32, 
     } else {
         None
     };
-    let server = ZutServer::new(project, host.clone());
+    let server = ZutServer::new(project, host.clone()).with_jail(jail);
     let running = server
         .serve(rmcp::transport::stdio())
         .await

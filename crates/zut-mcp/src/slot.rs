@@ -37,6 +37,9 @@ pub(crate) struct Slot {
     pub log: PathBuf,
     /// A catalog refresh is queued (coalesces `list_changed` floods).
     pub refresh_pending: std::sync::atomic::AtomicBool,
+    /// How its process was last started: `jailed`, `permissions`,
+    /// `unconfined` (`None`: remote, or not started yet).
+    pub confined: Mutex<Option<&'static str>>,
 }
 
 impl Slot {
@@ -60,6 +63,7 @@ impl Slot {
             pgid: AtomicU32::new(0),
             log,
             refresh_pending: std::sync::atomic::AtomicBool::new(false),
+            confined: Mutex::new(None),
         })
     }
 
@@ -91,6 +95,10 @@ impl Slot {
 
     pub fn set_peer(&self, peer: Option<Peer<RoleClient>>) {
         *self.peer.write().unwrap_or_else(|e| e.into_inner()) = peer;
+    }
+
+    pub fn set_confined(&self, word: Option<&'static str>) {
+        *self.confined.lock().unwrap_or_else(|e| e.into_inner()) = word;
     }
 
     pub fn progress_route(&self, token: &str) -> Option<ProgressFn> {
@@ -128,6 +136,7 @@ impl Slot {
             log: self.log.clone(),
             target: self.config.transport.shown(),
             source: self.config.source.clone(),
+            sandbox: *self.confined.lock().unwrap_or_else(|e| e.into_inner()),
         }
     }
 

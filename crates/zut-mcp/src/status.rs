@@ -71,4 +71,7 @@ pub struct ServerInfo {
     pub target: String,
     /// The file that configures it (`None`: passed by a front end).
     pub source: Option<PathBuf>,
+    /// How its process last started: `jailed`, `permissions` or
+    /// `unconfined` (`None`: a remote server, or not started).
+    pub sandbox: Option<&'static str>,
 }

@@ -24,6 +24,8 @@ pub(crate) struct Env {
     pub home: std::path::PathBuf,
     pub startup_timeout: Duration,
     pub env: crate::manager::EnvLookup,
+    /// The session's jail switch (stdio servers' sandbox).
+    pub jail: zut_tools::JailSwitch,
 }
 
 fn backoff(failures: u32) -> Duration {
@@ -41,6 +43,7 @@ pub(crate) async fn run(slot: Arc<Slot>, env: Arc<Env>) {
             project: &env.project,
             home: &env.home,
             env: &*env.env,
+            jail: &env.jail,
         };
         let attempt = tokio::select! {
             r = tokio::time::timeout(env.startup_timeout, connect(&cx)) => r,
@@ -62,6 +65,18 @@ pub(crate) async fn run(slot: Arc<Slot>, env: Arc<Env>) {
                 let stop = tokio::select! {
                     _ = slot.stop.cancelled() => Some(true),
                     _ = slot.reconnect.notified() => Some(false),
+                    _ = jail_flipped(&slot, &env.jail, &conn) => {
+                        crate::fsutil::log_marker(
+                            &env.home,
+                            &slot.config.name,
+                            if env.jail.is_jailed() {
+                                "the session was jailed: restarting under the jail"
+                            } else {
+                                "the session was unjailed: restarting unconfined"
+                            },
+                        );
+                        Some(false)
+                    }
                     _ = wait_closed(&conn) => None,
                 };
                 slot.set_peer(None);
@@ -138,6 +153,25 @@ async fn wait_closed(conn: &crate::connect::Connection) {
     }
 }
 
+/// Resolves when the session's jail switch no longer matches what a
+/// stdio server whose confinement follows the session started under
+/// (`/jail`, `/unjail`); never for other servers.
+async fn jail_flipped(
+    slot: &Slot,
+    jail: &zut_tools::JailSwitch,
+    conn: &crate::connect::Connection,
+) {
+    if conn.child.is_none() || !crate::sandbox::follows_session(&slot.config) {
+        return std::future::pending().await;
+    }
+    loop {
+        if jail.is_jailed() != conn.jailed_at_start {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 /// Closes the service and stops the child; `" (exit status 1)"` or `""`.
 async fn close(conn: &mut crate::connect::Connection) -> String {
     let _ = conn
@@ -150,6 +184,9 @@ async fn close(conn: &mut crate::connect::Connection) -> String {
             exit = format!(" ({})", crate::launch::describe_exit(status));
         }
         crate::launch::stop(child, Duration::from_millis(500)).await;
+        if let Some(guard) = &conn.guard {
+            guard.kill_stragglers();
+        }
         if exit.is_empty() {
             if let Ok(Some(status)) = child.try_wait() {
                 exit = format!(" ({})", crate::launch::describe_exit(status));

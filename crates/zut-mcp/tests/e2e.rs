@@ -430,3 +430,190 @@ fn zut_mcp_serve_answers_a_client_over_stdio() {
     };
     assert!(status.success(), "zut mcp serve exited with {status}");
 }
+
+/// `@server:uri` in a `-p` prompt: the resource's contents reach the
+/// model's request with the prompt; an unknown server and a resource the
+/// server refuses become lines saying so, and the prompt still goes out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mentions_attach_mcp_resources_to_the_prompt() {
+    if !have("python3", "python3") {
+        return;
+    }
+    let env = TestEnv::new();
+    write_config(&env, json!({"mcpServers": {"fake": fake("normal", &[])}}));
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_text("noted"));
+    let r = zut_p(
+        &env,
+        &server,
+        "what do @fake:mem://notes say? also @ghost:res://x and @fake:file:///nope.",
+    )
+    .await;
+    assert_eq!(r.code, 0, "stdout {} stderr {}", r.stdout, r.stderr);
+    let body: Value = serde_json::from_str(&server.requests()[0].raw_body).unwrap();
+    let user = body["messages"][0].to_string();
+    assert!(
+        user.contains("what do @fake:mem://notes say?"),
+        "the prompt is kept: {user}"
+    );
+    assert!(
+        user.contains(
+            r#"<mcp-resource server=\"fake\" uri=\"mem://notes\">\n[resource mem://notes]\nremember the milk\n</mcp-resource>"#
+        ),
+        "{user}"
+    );
+    assert!(
+        user.contains(
+            r#"[@ghost:res://x was not attached: no MCP server named \"ghost\" (configured: fake)]"#
+        ),
+        "{user}"
+    );
+    assert!(
+        user.contains("[@fake:file:///nope was not attached: MCP server fake could not read it:")
+            && user.contains("Resource not found: file:///nope")
+            && user.contains("(it lists: mem://notes)"),
+        "{user}"
+    );
+}
+
+/// Two servers whose tools get the same zut name (`a` with `b__c`, `a__b`
+/// with `c`: both `mcp__a__b__c`) and the same tool name on two servers:
+/// `/mcp` names them and which one is used.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_reports_tool_name_clashes() {
+    if !have("python3", "python3") {
+        return;
+    }
+    let env = TestEnv::new();
+    write_config(
+        &env,
+        json!({"mcpServers": {
+            "a": fake("normal", &[]),
+            "b": fake("normal", &[]),
+        }}),
+    );
+    let server = LlmServer::start().await.unwrap();
+    let r = zut_p(&env, &server, "/mcp").await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("Tool name clashes:\n"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains(
+            "  echo: offered by server a as mcp__a__echo, server b as mcp__b__echo; each under its own name"
+        ),
+        "{}",
+        r.stdout
+    );
+}
+
+/// `zut mcp serve --jail` (and `jail_by_default`): the tools it serves run
+/// under the jail, so a client cannot make zut's `bash` read a secret or
+/// write outside the project; `--no-jail` overrides the default.
+#[cfg(target_os = "linux")]
+#[test]
+fn zut_mcp_serve_runs_its_tools_under_the_jail() {
+    let s = zut_sandbox::status();
+    if !(s.enforced() && s.seccomp) {
+        assert!(std::env::var_os("CI").is_none(), "{}", s.line());
+        eprintln!("skipped: {}", s.line());
+        return;
+    }
+    // Outside /tmp, which the jail makes writable.
+    let base = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    std::fs::create_dir_all(&base).unwrap();
+    let root = tempfile::Builder::new()
+        .prefix("serve-jail-")
+        .tempdir_in(&base)
+        .unwrap();
+    let r = root.path().canonicalize().unwrap();
+    let (project, home, outside) = (r.join("ws"), r.join("home"), r.join("outside"));
+    let zut_home = home.join(".zut");
+    for d in [&project, &outside, &zut_home, &home.join(".ssh")] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::fs::write(home.join(".ssh/id_ed25519"), "FAKE-KEY-31337").unwrap();
+    let run = |args: &[&str], calls: &[Value]| -> Vec<Value> {
+        let mut child = Command::new(workspace_bin("zut"))
+            .current_dir(&project)
+            .env("ZUT_HOME", &zut_home)
+            .env("HOME", &home)
+            .arg("mcp")
+            .arg("serve")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = String::new();
+        input.push_str(
+            &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
+            "protocolVersion":"2025-06-18","capabilities":{},
+            "clientInfo":{"name":"zut-test","version":"0"}}})
+            .to_string(),
+        );
+        input.push('\n');
+        input.push_str(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}).to_string());
+        input.push('\n');
+        for (i, c) in calls.iter().enumerate() {
+            input.push_str(
+                &json!({"jsonrpc":"2.0","id": i + 1,"method":"tools/call","params": c}).to_string(),
+            );
+            input.push('\n');
+        }
+        let mut stdin = child.stdin.take().unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        // Answers come before end of input is acted on: read them all on a
+        // thread, close stdin once every answer is in.
+        let want = calls.len();
+        let reader = std::thread::spawn(move || {
+            use std::io::BufRead;
+            let mut answers = Vec::new();
+            let mut lines = std::io::BufReader::new(&mut stdout).lines();
+            while answers.len() < want {
+                let Some(Ok(line)) = lines.next() else { break };
+                let v: Value = serde_json::from_str(&line).unwrap();
+                if v["id"].as_u64().is_some_and(|id| id >= 1) {
+                    answers.push(v);
+                }
+            }
+            answers
+        });
+        use std::io::Write;
+        stdin.write_all(input.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        let mut answers = reader.join().unwrap();
+        drop(stdin);
+        let status = child.wait().unwrap();
+        assert!(status.success(), "zut mcp serve exited with {status}");
+        answers.sort_by_key(|v| v["id"].as_u64());
+        answers
+    };
+    let calls = [
+        json!({"name": "bash", "arguments": {"command": "cat ~/.ssh/id_ed25519", "timeout": 30}}),
+        json!({"name": "bash", "arguments": {"command": format!("echo pwned > {}/new.txt", outside.display()), "timeout": 30}}),
+        json!({"name": "read", "arguments": {"path": home.join(".ssh/id_ed25519").display().to_string()}}),
+        json!({"name": "bash", "arguments": {"command": "echo fine > inside.txt && cat inside.txt", "timeout": 30}}),
+    ];
+    for args in [&["--jail"][..], &[][..]] {
+        if args.is_empty() {
+            std::fs::write(zut_home.join("config.json"), r#"{"jail_by_default": true}"#).unwrap();
+        }
+        let a = run(args, &calls);
+        assert_eq!(a.len(), 4, "{a:?}");
+        let text = |i: usize| a[i]["result"].to_string();
+        assert!(!text(0).contains("FAKE-KEY-31337"), "{}", text(0));
+        assert!(text(0).contains("denied by the jail"), "{}", text(0));
+        assert!(!outside.join("new.txt").exists(), "{}", text(1));
+        assert!(text(1).contains("denied by the jail"), "{}", text(1));
+        assert_eq!(a[2]["result"]["isError"], json!(true), "{}", text(2));
+        assert!(!text(2).contains("FAKE-KEY-31337"), "{}", text(2));
+        assert!(text(3).contains("fine"), "{}", text(3));
+        assert_eq!(a[3]["result"]["isError"], json!(false), "{}", text(3));
+    }
+    // --no-jail wins over jail_by_default: the same command reads the key.
+    let a = run(&["--no-jail"], &calls[..1]);
+    assert!(
+        a[0]["result"].to_string().contains("FAKE-KEY-31337"),
+        "{a:?}"
+    );
+}

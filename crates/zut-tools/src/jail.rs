@@ -160,6 +160,13 @@ impl JailSwitch {
         }
     }
 
+    /// What the jail is built from (`None` for a default switch). For
+    /// children that take the jail's policy whether or not the session is
+    /// jailed (an MCP server configured with `sandbox: "jail"`).
+    pub fn spec(&self) -> Option<zut_sandbox::JailSpec> {
+        self.inner.lock().ok().and_then(|s| s.spec.clone())
+    }
+
     /// The jail for a tool call starting now: `Ok(None)` when unjailed;
     /// built once and shared by the calls that follow. An error (the
     /// kernel refused a rule, no runtime for the proxy) is a text for the

@@ -20,6 +20,10 @@ pub struct McpOverview {
     pub deferred: bool,
     /// One line: the tool search mode and the budget.
     pub lazy: String,
+    /// Tool name clashes (same zut name: which one is used; the same tool
+    /// name on several servers or a server and zut's own tools), one line
+    /// each (`zut_mcp::clash`).
+    pub clashes: Vec<String>,
 }
 
 /// A server's state in a few words: `ready · 12 tools, 2 prompts`,
@@ -58,6 +62,9 @@ pub fn state_text(info: &ServerInfo) -> String {
 /// its restarts after crashes.
 pub fn origin_text(info: &ServerInfo) -> String {
     let mut t = format!("{} · {}", info.transport, info.scope.as_str());
+    if let Some(w) = info.sandbox.filter(|w| *w != "unconfined") {
+        t.push_str(&format!(" · {w}"));
+    }
     if info.restarts > 0 {
         t.push_str(&format!(
             " · {} restart{}",
@@ -104,13 +111,48 @@ impl Controller {
                 }
             ),
         };
+        let clashes = zut_mcp::clash::clashes(&list, &self.other_tools())
+            .into_iter()
+            .map(|c| c.text)
+            .collect();
         Some(McpOverview {
             servers: mcp.servers(),
             tools: list.len(),
             tool_tokens,
             deferred,
             lazy,
+            clashes,
         })
+    }
+
+    /// The tools offered besides the MCP servers', in the order the tool
+    /// set takes them: enabled built-ins, `skill`, extension tools.
+    fn other_tools(&self) -> Vec<zut_mcp::clash::OtherTool> {
+        use zut_mcp::clash::OtherTool;
+        let config = &self.shared.agent_config;
+        let mut out: Vec<OtherTool> = config
+            .builtin_tools
+            .iter()
+            .map(|n| OtherTool {
+                name: n.clone(),
+                owner: "built-in".into(),
+            })
+            .collect();
+        if config.skills {
+            out.push(OtherTool {
+                name: crate::skills::SKILL_TOOL.to_string(),
+                owner: "skill".into(),
+            });
+        }
+        if let Some(host) = self.host() {
+            let mut tools = host.tools();
+            tools.sort_by(|a, b| a.name.cmp(&b.name));
+            out.extend(tools.into_iter().map(|t| OtherTool {
+                name: t.name,
+                owner: format!("extension {}", t.extension),
+            }));
+        }
+        out
     }
 
     /// Whether any server is still starting.
@@ -206,6 +248,12 @@ impl Controller {
                 state_text(s),
                 origin_text(s)
             ));
+        }
+        if !o.clashes.is_empty() {
+            out.push_str("Tool name clashes:\n");
+            for c in &o.clashes {
+                out.push_str(&format!("  {c}\n"));
+            }
         }
         out.push_str("/mcp enable|disable|reconnect|trust <server>");
         out

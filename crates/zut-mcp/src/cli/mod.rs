@@ -25,8 +25,10 @@ usage: zut mcp <command>
   login <name> [--no-browser]        OAuth login for a remote server (prints the URL, listens on a loopback port;
                                      paste the redirect URL when the browser is elsewhere)
   logout <name>                      forget a server's OAuth tokens
-  serve [--extensions]               run zut as an MCP server on stdio (built-in tools; --extensions adds
-                                     the installed extensions' tools)
+  serve [--extensions] [--jail|--no-jail]
+                                     run zut as an MCP server on stdio (built-in tools; --extensions adds
+                                     the installed extensions' tools; --jail runs them under the jail,
+                                     the default with jail_by_default)
 
 Common: --cwd DIR (project directory, default: the current one)";
 
@@ -36,8 +38,15 @@ pub(crate) struct Ctx {
     pub project: PathBuf,
 }
 
-/// Runs `zut mcp <argv>`; returns the exit status.
+/// Runs `zut mcp <argv>`; returns the exit status. `zut mcp serve` gets
+/// the default jail (no `sandbox` keys, off unless `--jail`).
 pub fn run(argv: &[String]) -> i32 {
+    run_with(argv, &crate::serve::default_jail)
+}
+
+/// [`run`] with what the jail of `zut mcp serve` is built from (the CLI
+/// crate reads config.json's `jail_by_default` and `sandbox`).
+pub fn run_with(argv: &[String], jail: crate::serve::JailConfig<'_>) -> i32 {
     let mut args: Vec<String> = Vec::new();
     let mut project = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let mut it = argv.iter();
@@ -68,7 +77,7 @@ pub fn run(argv: &[String]) -> i32 {
         "trust" => trust::trust(&ctx, rest),
         "login" => runtime(|| login::login(&ctx, rest)),
         "logout" => login::logout(&ctx, rest),
-        "serve" => runtime(|| crate::serve::serve(&ctx.home, &ctx.project, rest)),
+        "serve" => runtime(|| crate::serve::serve_with(&ctx.home, &ctx.project, rest, jail)),
         "help" | "-h" | "--help" => {
             out(USAGE);
             Ok(0)

@@ -44,6 +44,7 @@ impl Dirs {
             project: self.project.path().to_path_buf(),
             settings,
             env: Arc::new(|k| std::env::var(k).ok()),
+            jail: zut_tools::JailSwitch::default(),
         }
     }
 

@@ -62,6 +62,8 @@ pub struct Snapshot {
     pub notes: Vec<(String, Notes)>,
     /// The built-in names the host was configured with.
     pub builtins: Builtins,
+    /// The MCP servers and tool name clashes.
+    pub mcp: super::mcp::McpReport,
 }
 
 impl Snapshot {
@@ -104,12 +106,21 @@ pub fn run(input: &ScanInput, builtins: &Builtins) -> anyhow::Result<Snapshot> {
         .build()
         .map_err(|e| anyhow::anyhow!("start async runtime: {e}"))?;
     let config = config(input, builtins);
-    let result = rt.block_on(run_async(config, builtins.clone()));
+    let (home, cwd) = (input.home.root().to_path_buf(), input.cwd.clone());
+    let result = rt.block_on(async move {
+        // MCP servers start on tasks of their own, next to the extensions.
+        let (mcp, _) = zut_mcp::McpManager::start_default(&home, &cwd);
+        run_async(config, builtins.clone(), mcp).await
+    });
     rt.shutdown_timeout(Duration::from_secs(1));
     result
 }
 
-async fn run_async(config: HostConfig, builtins: Builtins) -> anyhow::Result<Snapshot> {
+async fn run_async(
+    config: HostConfig,
+    builtins: Builtins,
+    mcp: zut_mcp::McpManager,
+) -> anyhow::Result<Snapshot> {
     let (ui_tx, mut ui_rx) = ui_channel();
     // Drain the UI channel (a full channel would stall the extensions'
     // readers) and keep the first notes of each extension.
@@ -146,7 +157,12 @@ async fn run_async(config: HostConfig, builtins: Builtins) -> anyhow::Result<Sna
         () = host.settle(SETTLE_QUIET, SETTLE_MAX) => {}
         () = &mut signals => return Err(Interrupted.into()),
     }
+    let mcp = tokio::select! {
+        r = super::mcp::report(mcp, &builtins.tools, &host) => r,
+        () = &mut signals => return Err(Interrupted.into()),
+    };
     let snapshot = Snapshot {
+        mcp,
         reports: host.reports(),
         pids: host.pids(),
         planned: report.planned,

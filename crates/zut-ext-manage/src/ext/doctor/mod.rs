@@ -10,9 +10,11 @@
 //! | `scan.rs` | static rows, manifest errors with file and field |
 //! | `live.rs` | host configuration, start, snapshot, shutdown |
 //! | `render.rs` | status precedence, blocks, load errors, hints |
+//! | `mcp.rs` | MCP servers started alongside, tool name clashes |
 
 mod args;
 mod live;
+mod mcp;
 mod render;
 mod scan;
 
@@ -70,6 +72,7 @@ pub fn run(ctx: &ExtContext, argv: &[String], builtins: &Builtins) -> anyhow::Re
     let snapshot = live::run(&input, builtins)?;
     let mut out = std::io::stdout().lock();
     out.write_all(render::render(&rows, &snapshot).as_bytes())?;
+    out.write_all(mcp::render(&snapshot.mcp).as_bytes())?;
     // What this machine can enforce for confined extensions (never claim a
     // sandbox that is not there).
     writeln!(out, "\nsandbox: {}", zut_sandbox::status().line())?;
