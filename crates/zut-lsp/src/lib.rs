@@ -21,6 +21,7 @@ mod handshake;
 pub mod linters;
 pub mod manager;
 mod navigate;
+mod preview;
 pub mod process;
 mod raw;
 mod startup;

@@ -80,54 +80,7 @@ impl LspManager {
             Ok(u) => u,
             Err(e) => return Outcome::err(e),
         };
-        let position =
-            json!({"line": a.line.saturating_sub(1), "character": a.column.saturating_sub(1)});
-        let (method, params) = match action {
-            "definition" => (
-                "textDocument/definition",
-                json!({"textDocument": {"uri": uri}, "position": position}),
-            ),
-            "type_definition" => (
-                "textDocument/typeDefinition",
-                json!({"textDocument": {"uri": uri}, "position": position}),
-            ),
-            "implementation" => (
-                "textDocument/implementation",
-                json!({"textDocument": {"uri": uri}, "position": position}),
-            ),
-            "references" => (
-                "textDocument/references",
-                json!({"textDocument": {"uri": uri}, "position": position, "context": {"includeDeclaration": true}}),
-            ),
-            "hover" => (
-                "textDocument/hover",
-                json!({"textDocument": {"uri": uri}, "position": position}),
-            ),
-            "symbols" => (
-                "textDocument/documentSymbol",
-                json!({"textDocument": {"uri": uri}}),
-            ),
-            "rename" => (
-                "textDocument/rename",
-                json!({"textDocument": {"uri": uri}, "position": position, "newName": a.new_name}),
-            ),
-            _ => {
-                // The diagnostics on that line, so quick fixes are offered.
-                let line = a.line.saturating_sub(1);
-                let context: Vec<Value> = clients
-                    .iter()
-                    .flat_map(|(_, c)| c.diagnostics(Some(path)))
-                    .filter(|d| d.line == line)
-                    .filter_map(|d| d.raw)
-                    .collect();
-                (
-                    "textDocument/codeAction",
-                    json!({"textDocument": {"uri": uri},
-                           "range": {"start": position, "end": position},
-                           "context": {"diagnostics": context}}),
-                )
-            }
-        };
+        let (method, params) = request_for(action, a, &uri, path, &clients);
         let answers = self.request_all(&clients, method, &params, deadline).await;
         let mut out = String::new();
         let mut first_error = errors.first().cloned();
@@ -263,5 +216,63 @@ impl LspManager {
             )
         }))
         .await
+    }
+}
+
+/// The request of a language action at `a`'s position in `path`.
+pub(crate) fn request_for(
+    action: &str,
+    a: &Args,
+    uri: &lsp_types::Url,
+    path: &Path,
+    clients: &[(Target, Arc<Client>)],
+) -> (&'static str, Value) {
+    let position =
+        json!({"line": a.line.saturating_sub(1), "character": a.column.saturating_sub(1)});
+    match action {
+        "definition" => (
+            "textDocument/definition",
+            json!({"textDocument": {"uri": uri}, "position": position}),
+        ),
+        "type_definition" => (
+            "textDocument/typeDefinition",
+            json!({"textDocument": {"uri": uri}, "position": position}),
+        ),
+        "implementation" => (
+            "textDocument/implementation",
+            json!({"textDocument": {"uri": uri}, "position": position}),
+        ),
+        "references" => (
+            "textDocument/references",
+            json!({"textDocument": {"uri": uri}, "position": position, "context": {"includeDeclaration": true}}),
+        ),
+        "hover" => (
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": position}),
+        ),
+        "symbols" => (
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri}}),
+        ),
+        "rename" => (
+            "textDocument/rename",
+            json!({"textDocument": {"uri": uri}, "position": position, "newName": a.new_name}),
+        ),
+        _ => {
+            // The diagnostics on that line, so quick fixes are offered.
+            let line = a.line.saturating_sub(1);
+            let context: Vec<Value> = clients
+                .iter()
+                .flat_map(|(_, c)| c.diagnostics(Some(path)))
+                .filter(|d| d.line == line)
+                .filter_map(|d| d.raw)
+                .collect();
+            (
+                "textDocument/codeAction",
+                json!({"textDocument": {"uri": uri},
+                       "range": {"start": position, "end": position},
+                       "context": {"diagnostics": context}}),
+            )
+        }
     }
 }

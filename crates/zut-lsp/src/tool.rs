@@ -98,6 +98,20 @@ impl CodeIntel for LspManager {
             self.diagnostics_after_mutation(paths).await
         })
     }
+
+    fn preview<'a>(
+        &'a self,
+        args: &'a Value,
+        ctx: &'a ToolContext,
+    ) -> IntelFuture<'a, Option<String>> {
+        Box::pin(async move {
+            self.use_jail(ctx.jail.clone()).await;
+            tokio::select! {
+                out = self.preview_call(args, ctx) => out,
+                _ = ctx.cancel.cancelled() => None,
+            }
+        })
+    }
 }
 
 impl LspManager {

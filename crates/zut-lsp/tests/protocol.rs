@@ -184,3 +184,36 @@ async fn server_edits_are_applied_only_for_a_command_zut_runs() {
     assert!(refused.is_some(), "{seen}");
     mgr.shutdown().await;
 }
+
+/// `--no-yolo`: the confirmation shows what a rename would write, and
+/// what an applied code action would do, before anything is written.
+#[tokio::test]
+async fn previews_show_a_rename_diff_and_a_command_without_writing() {
+    let Some((_d, ws, ctx, mgr)) = workspace("edits") else {
+        return;
+    };
+    let main = ws.join("main.fk");
+    let rename =
+        json!({"action": "rename", "path": "main.fk", "line": 1, "column": 5, "new_name": "xyz"});
+    let shown = zut_tools::preview_builtin("lsp", &rename, &ctx)
+        .await
+        .unwrap();
+    assert!(
+        shown.contains("-let abc = 1") && shown.contains("+let xyz = 1"),
+        "{shown}"
+    );
+    let fix =
+        json!({"action": "code_actions", "path": "main.fk", "line": 2, "column": 1, "apply": true});
+    let shown = zut_tools::preview_builtin("lsp", &fix, &ctx).await.unwrap();
+    assert!(shown.contains("runs fake's command fake.fix"), "{shown}");
+    // Nothing written by either; reading calls have no preview.
+    assert_eq!(
+        std::fs::read_to_string(&main).unwrap(),
+        "let abc = 1\nERR here\n"
+    );
+    let look = json!({"action": "definition", "path": "main.fk", "line": 1, "column": 5});
+    assert_eq!(zut_tools::preview_builtin("lsp", &look, &ctx).await, None);
+    let listed = json!({"action": "code_actions", "path": "main.fk", "line": 2, "column": 1});
+    assert_eq!(zut_tools::preview_builtin("lsp", &listed, &ctx).await, None);
+    mgr.shutdown().await;
+}
