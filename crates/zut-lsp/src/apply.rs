@@ -118,6 +118,14 @@ impl LspManager {
         deadline: Instant,
         applied: &mut Applied,
     ) {
+        let Ok(_turn) = tokio::time::timeout_at(deadline.into(), client.command_turn()).await
+        else {
+            applied.errors.push(format!(
+                "another call was running a command of {} until the time ran out",
+                client.server
+            ));
+            return;
+        };
         let mut window = client.accept_edits();
         let params = json!({
             "command": command.command,

@@ -112,6 +112,9 @@ pub struct Client {
     next_id: AtomicI64,
     shared: Arc<Shared>,
     docs: tokio::sync::Mutex<HashMap<PathBuf, (i32, String)>>,
+    /// One command run at a time (its `workspace/applyEdit` requests go to
+    /// the caller that holds this; subagents share servers).
+    commands: tokio::sync::Mutex<()>,
     tasks: Vec<tokio::task::AbortHandle>,
     guard: GroupGuard,
 }
@@ -297,6 +300,7 @@ impl Client {
             next_id: AtomicI64::new(1),
             shared,
             docs: tokio::sync::Mutex::new(HashMap::new()),
+            commands: tokio::sync::Mutex::new(()),
             tasks,
             guard,
         };

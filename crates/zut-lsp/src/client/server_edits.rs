@@ -63,6 +63,12 @@ impl Drop for EditWindow {
 }
 
 impl Client {
+    /// Waits for this server's turn to run a command: one tool call at a
+    /// time, so each gets the edits its own command causes.
+    pub async fn command_turn(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.commands.lock().await
+    }
+
     /// Opens the window through which this server's `workspace/applyEdit`
     /// requests reach the caller (replacing an earlier one).
     pub fn accept_edits(&self) -> EditWindow {
