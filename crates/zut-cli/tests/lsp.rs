@@ -120,9 +120,14 @@ async fn rust_analyzer_definition_references_rename_and_diagnostics_after_edit()
             ("lsp", json!({"action": "references", "path": "src/lib.rs", "line": 1, "column": 8, "timeout_ms": 60000})),
             ("lsp", json!({"action": "rename", "path": "src/lib.rs", "line": 1, "column": 8, "new_name": "salute", "timeout_ms": 60000})),
             ("edit", json!({"path": "src/lib.rs", "edits": [{"oldText": "salute(\"a\")", "newText": "salute(\"a\", 2)"}]})),
+            ("lsp", json!({"action": "status", "path": "src/lib.rs"})),
         ],
     )
     .await;
+    // rust-analyzer offers pull diagnostics: they were asked for.
+    let status: Value = serde_json::from_str(ok(&r[5])).unwrap();
+    assert_eq!(status[0]["id"], "rust-analyzer", "{status}");
+    assert_eq!(status[0]["pull_diagnostics"], true, "{status}");
     ok(&r[0]);
     assert!(
         ok(&r[1]).contains("src/lib.rs:1:8: pub fn greet(name: &str) -> String {"),
@@ -177,9 +182,21 @@ async fn python_project(server: &str, lsp_json: Option<&str>) {
             ("lsp", json!({"action": "references", "path": "pkg.py", "line": 1, "column": 5})),
             ("lsp", json!({"action": "rename", "path": "pkg.py", "line": 1, "column": 5, "new_name": "plus"})),
             ("edit", json!({"path": "main.py", "edits": [{"oldText": "print(", "newText": "print(undefined_name, "}]})),
+            ("lsp", json!({"action": "status", "path": "main.py"})),
         ],
     )
     .await;
+    // pyright registers pull diagnostics after start; pylsp publishes.
+    let status: Value = serde_json::from_str(ok(&r[6])).unwrap();
+    let row = status
+        .as_array()
+        .and_then(|rows| rows.iter().find(|row| row["id"] == server))
+        .unwrap_or_else(|| panic!("{status}"));
+    assert_eq!(
+        row["pull_diagnostics"],
+        server == "pyright-langserver",
+        "{status}"
+    );
     assert!(
         ok(&r[0]).contains(&format!("\"id\": \"{server}\"")),
         "{}",
@@ -286,7 +303,7 @@ async fn typescript_definition_references_rename_and_diagnostics_after_edit() {
         r[5].1
     );
     let listed = ok(&r[6]);
-    assert!(listed.contains("(quickfix) [edit]"), "{listed}");
+    assert!(listed.contains("(quickfix) [edit"), "{listed}");
     assert!(listed.contains("welcome"), "{listed}");
     let applied = ok(&r[7]);
     assert!(
@@ -295,6 +312,117 @@ async fn typescript_definition_references_rename_and_diagnostics_after_edit() {
     );
     let c = std::fs::read_to_string(p.join("c.ts")).unwrap();
     assert!(c.contains("import { welcome } from \"./a\";"), "{c}");
+}
+
+/// A code action that is a command (typescript-language-server's
+/// refactorings): zut runs it with `workspace/executeCommand` and applies
+/// the `workspace/applyEdit` the server sends meanwhile, through the same
+/// checked write path as a rename, then reports the diff.
+#[tokio::test]
+async fn typescript_refactoring_command_edits_arrive_through_apply_edit() {
+    if !have("typescript-language-server") {
+        return;
+    }
+    let env = TestEnv::new();
+    let p = &env.project;
+    write(
+        p,
+        "package.json",
+        "{\"name\": \"fx\", \"version\": \"1.0.0\"}\n",
+    );
+    write(
+        p,
+        "tsconfig.json",
+        "{\"compilerOptions\": {\"strict\": true}}\n",
+    );
+    write(p, "a.ts", "export const inc = (x: number) => x + 1;\n");
+    let r = run_calls(
+        &env,
+        &[
+            ("lsp", json!({"action": "code_actions", "path": "a.ts", "line": 1, "column": 32, "timeout_ms": 60000})),
+            ("lsp", json!({"action": "code_actions", "path": "a.ts", "line": 1, "column": 32, "apply": true, "query": "braces", "timeout_ms": 60000})),
+        ],
+    )
+    .await;
+    let listed = ok(&r[0]);
+    assert!(listed.contains("[command]"), "{listed}");
+    assert!(listed.to_lowercase().contains("braces"), "{listed}");
+    let applied = ok(&r[1]);
+    assert!(
+        applied.contains("Applied 1 workspace edit(s) from typescript-language-server."),
+        "{applied}"
+    );
+    assert!(applied.contains("+++ "), "a diff: {applied}");
+    let a = std::fs::read_to_string(p.join("a.ts")).unwrap();
+    assert!(a.contains("return x + 1;"), "{a}");
+}
+
+/// A CLI linter with `runOnStartup` (pyflakes, through the generic
+/// `path:line:col: message` parser) runs over the workspace when zut
+/// starts: what it found is not reported as new after an edit, and
+/// `diagnostics` without a path lists it, also for files never opened.
+#[tokio::test]
+async fn a_linter_run_at_startup_is_the_baseline_of_edits() {
+    // The interpreter that has pyflakes, by absolute path (command lookup
+    // walks up to `/bin`, which may hold another python3).
+    let python = std::process::Command::new("python3")
+        .args(["-c", "import pyflakes, sys; print(sys.executable)"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    let Some(python) = python else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "pyflakes is required in CI"
+        );
+        eprintln!("skipping: no pyflakes (pip install pyflakes)");
+        return;
+    };
+    let env = TestEnv::new();
+    let p = &env.project;
+    // It leaves `.lint-done` behind, so the turn can wait for the startup
+    // run before editing (an edit made while it runs is no baseline).
+    let script = format!("{python} -m pyflakes \"$@\"; rc=$?; touch .lint-done; exit $rc");
+    let cfg = json!({"linters": {"flakes": {
+        "command": ["sh", "-c", script, "flakes"], "fileTypes": ["py"],
+        "mode": "files", "runOnStartup": true}}});
+    write(p, "lsp.json", &cfg.to_string());
+    write(p, "old.py", "import os\n");
+    write(p, "main.py", "import sys\n\nprint(1)\n");
+    let r = run_calls(
+        &env,
+        &[
+            ("bash", json!({"command": "while [ ! -e .lint-done ]; do sleep 0.05; done", "timeout": 60})),
+            ("edit", json!({"path": "main.py", "edits": [{"oldText": "print(1)", "newText": "print(undefined_name)"}]})),
+            ("lsp", json!({"action": "diagnostics"})),
+            ("lsp", json!({"action": "status"})),
+        ],
+    )
+    .await;
+    let edit = ok(&r[1]);
+    assert!(edit.contains("undefined name 'undefined_name'"), "{edit}");
+    assert!(
+        !edit.contains("'sys' imported but unused"),
+        "known at startup: {edit}"
+    );
+    assert!(
+        edit.contains("(1 previously reported diagnostics unchanged)"),
+        "{edit}"
+    );
+    let all = ok(&r[2]);
+    assert!(all.starts_with("Diagnostics: 3 warnings"), "{all}");
+    assert!(
+        all.contains("old.py:1:1"),
+        "never opened, linted at startup: {all}"
+    );
+    let status: Value = serde_json::from_str(ok(&r[3])).unwrap();
+    let row = status
+        .as_array()
+        .and_then(|rows| rows.iter().find(|row| row["id"] == "flakes"))
+        .unwrap_or_else(|| panic!("{status}"));
+    assert_eq!(row["startup"]["state"], "done", "{row}");
+    assert_eq!(row["startup"]["findings"], 2, "{row}");
 }
 
 #[tokio::test]

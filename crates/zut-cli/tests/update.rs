@@ -654,3 +654,124 @@ fn update_help_and_unknown_arguments() {
         "{r:?}"
     );
 }
+
+/// `zut update <args>` in a terminal (`script` gives it a pty), typing
+/// `input`; everything it printed.
+fn update_in_terminal(env: &TestEnv, args: &str, input: &str) -> Option<String> {
+    use std::io::Write;
+    if Command::new("script").arg("--version").output().is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "script (util-linux) is required in CI"
+        );
+        eprintln!("skipping: no `script`");
+        return None;
+    }
+    let line = format!("{} update {args}", env!("CARGO_BIN_EXE_zut"));
+    let mut child = Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .env("ZUT_HOME", &env.home)
+        .envs(GIT_ENV)
+        .current_dir(&env.project)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Typed once the question is up (the pty keeps it until read).
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    Some(String::from_utf8_lossy(&out.stdout).replace('\r', ""))
+}
+
+/// An update that changes an extension's declared permissions: printed
+/// before anything is pulled; in a terminal the user is asked and "no"
+/// leaves the extension as it was; `--yes` and scripts (no terminal)
+/// go ahead.
+#[test]
+fn an_update_that_changes_permissions_is_shown_and_asked_first() {
+    let env = TestEnv::new();
+    let manifest = json!({"name": "perm", "exec": "./run.sh",
+        "permissions": {"fs": {"read": ["${cwd}"]}, "network": "none"}});
+    let up = Upstream::new(&env, "perm", manifest, &[("run.sh", "#!/bin/sh\n")]);
+    let dir = up.install(&env, "perm");
+    let old_head = head(&dir);
+    let wider = json!({"name": "perm", "exec": "./run.sh",
+        "permissions": {"fs": {"read": ["${cwd}"], "write": ["${home}"]}, "network": ["api.example.com"]}});
+    let new_head = up.push("extension.json", &wider.to_string());
+
+    // In a terminal, "n": nothing pulled.
+    if let Some(out) = update_in_terminal(&env, "", "n\n") {
+        assert!(
+            out.contains("perm: the update changes its permissions:")
+                && out.contains("permissions + fs.write ${home}")
+                && out.contains("permissions + network api.example.com")
+                && out.contains("permissions - network none"),
+            "{out}"
+        );
+        assert!(out.contains("update perm? [y/N]"), "{out}");
+        assert!(
+            out.contains("skipped: permissions change declined"),
+            "{out}"
+        );
+        assert!(out.contains("0 updated, 0 up-to-date, 1 skipped"), "{out}");
+        assert_eq!(head(&dir), old_head, "declined: nothing pulled");
+        assert_eq!(stash_list(&dir), "");
+
+        // --yes: no question.
+        let out = update_in_terminal(&env, "--yes", "").unwrap();
+        assert!(!out.contains("[y/N]"), "{out}");
+        assert!(
+            out.contains("permissions + network api.example.com"),
+            "{out}"
+        );
+        assert_eq!(head(&dir), new_head);
+    }
+
+    // Without a terminal (scripts): shown, then updated.
+    let newer = json!({"name": "perm", "exec": "./run.sh",
+        "permissions": {"fs": {"read": ["${cwd}"], "write": ["${home}"]}, "network": "any"}});
+    let newest = up.push("extension.json", &newer.to_string());
+    let r = update(&env);
+    let shown = r
+        .stdout
+        .find("permissions + network any")
+        .unwrap_or_else(|| panic!("{r:?}"));
+    let status = r.stdout.find(&format!("{:<30} updated", "perm")).unwrap();
+    assert!(
+        shown < status,
+        "the differences come before the pull: {r:?}"
+    );
+    assert_eq!(head(&dir), newest);
+    // Unchanged permissions print nothing more.
+    up.push("notes.txt", "x\n");
+    let r = update(&env);
+    assert!(!r.stdout.contains("permissions"), "{r:?}");
+    assert_eq!(status_of(&r, "perm"), "updated");
+
+    // Upstream permissions that do not parse are named (that version
+    // would not start); dropping `permissions` shows "unconfined".
+    let bad = json!({"name": "perm", "exec": "./run.sh", "permissions": {"network": "sometimes"}});
+    up.push("extension.json", &bad.to_string());
+    let r = update(&env);
+    assert!(
+        r.stdout
+            .contains("permissions ! manifest: permissions: network")
+            && r.stdout.contains("would not start"),
+        "{r:?}"
+    );
+    let plain = json!({"name": "perm", "exec": "./run.sh"});
+    up.push("extension.json", &plain.to_string());
+    let r = update(&env);
+    assert!(
+        r.stdout
+            .contains("permissions + unconfined (full user privileges)"),
+        "{r:?}"
+    );
+    assert_eq!(status_of(&r, "perm"), "updated");
+}

@@ -82,6 +82,13 @@ pub struct ServerConfig {
     /// Named or defined by a configuration file (kept under
     /// `autoDetect: false`).
     pub explicit: bool,
+    /// CLI linters: run once over the workspace when the session starts
+    /// (`runOnStartup`, default false).
+    pub run_on_startup: bool,
+    /// CLI linters: run on the changed files after an edit
+    /// (`runOnChange`, default true; `false` runs it only when
+    /// diagnostics are asked for).
+    pub run_on_change: bool,
 }
 
 impl ServerConfig {
@@ -414,6 +421,8 @@ fn parse_server(id: &str, v: &Value) -> Result<ServerConfig, String> {
         install: str_of("install"),
         fallback_for: str_of("fallbackFor"),
         explicit: false,
+        run_on_startup: bool_of("runOnStartup"),
+        run_on_change: get("runOnChange").and_then(Value::as_bool).unwrap_or(true),
     })
 }
 
@@ -462,6 +471,22 @@ mod tests {
         assert_eq!(zls.command, "zls");
         assert!(zls.handles(Path::new("main.zig")));
         assert!(!c.servers.contains_key("$schema"));
+    }
+
+    #[test]
+    fn linter_run_keys() {
+        let c = layers(&[
+            r#"{"linters": {"flakes": {"command": ["python3", "-m", "pyflakes"], "fileTypes": ["py"], "runOnStartup": true, "runOnChange": false}}}"#,
+            r#"{"providers": [{"id": "lint2", "command": "l2", "cli": {"parser": "sarif", "runOnStartup": true}}]}"#,
+        ])
+        .unwrap();
+        let f = &c.servers["flakes"];
+        assert_eq!(f.kind, Kind::Lsp, "no parser or mode: an LSP server");
+        assert!(f.run_on_startup && !f.run_on_change);
+        let l2 = &c.servers["lint2"];
+        assert_eq!(l2.kind, Kind::Cli);
+        assert!(l2.run_on_startup && l2.run_on_change);
+        assert!(!c.servers["ruff"].run_on_startup && c.servers["ruff"].run_on_change);
     }
 
     #[test]

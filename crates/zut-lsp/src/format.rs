@@ -215,9 +215,11 @@ pub fn workspace_edit_summary(v: &Value, cwd: &Path) -> String {
     }
 }
 
-/// Code actions as a numbered list; also the first one carrying an edit
-/// (preferred ones first) with its title.
-pub fn code_actions(v: &Value) -> (String, Option<(String, WorkspaceEdit)>) {
+/// The listing of a code-action answer, and the action `apply` would
+/// take: the first whose title contains `wanted` (case-insensitive) when
+/// given, else the preferred one, else the first that carries an edit or
+/// a command, else the first (it may need `codeAction/resolve`).
+pub fn code_actions(v: &Value, wanted: &str) -> (String, Option<CodeActionOrCommand>) {
     let Ok(list) = serde_json::from_value::<Option<Vec<CodeActionOrCommand>>>(v.clone()) else {
         return (pretty(v), None);
     };
@@ -226,8 +228,6 @@ pub fn code_actions(v: &Value) -> (String, Option<(String, WorkspaceEdit)>) {
         return ("  (no code actions here)".into(), None);
     }
     let mut lines = Vec::new();
-    let mut first: Option<(String, WorkspaceEdit)> = None;
-    let mut preferred: Option<(String, WorkspaceEdit)> = None;
     for (i, item) in list.iter().enumerate() {
         match item {
             CodeActionOrCommand::Command(c) => {
@@ -240,7 +240,8 @@ pub fn code_actions(v: &Value) -> (String, Option<(String, WorkspaceEdit)>) {
                     .map(|k| format!(" ({})", k.as_str()))
                     .unwrap_or_default();
                 let what = match (&a.edit, &a.command) {
-                    (Some(_), _) => " [edit]",
+                    (Some(_), Some(_)) => " [edit + command]",
+                    (Some(_), None) => " [edit]",
                     (None, Some(_)) => " [command]",
                     (None, None) => " [needs resolve]",
                 };
@@ -250,16 +251,28 @@ pub fn code_actions(v: &Value) -> (String, Option<(String, WorkspaceEdit)>) {
                     ""
                 };
                 lines.push(format!("  {}. {}{kind}{what}{star}", i + 1, a.title));
-                if let Some(e) = &a.edit {
-                    if a.is_preferred == Some(true) && preferred.is_none() {
-                        preferred = Some((a.title.clone(), e.clone()));
-                    }
-                    if first.is_none() {
-                        first = Some((a.title.clone(), e.clone()));
-                    }
-                }
             }
         }
     }
-    (lines.join("\n"), preferred.or(first))
+    let title = |item: &CodeActionOrCommand| match item {
+        CodeActionOrCommand::Command(c) => c.title.clone(),
+        CodeActionOrCommand::CodeAction(a) => a.title.clone(),
+    };
+    let wanted = wanted.trim().to_lowercase();
+    let doable = |item: &&CodeActionOrCommand| match item {
+        CodeActionOrCommand::Command(_) => true,
+        CodeActionOrCommand::CodeAction(a) => a.edit.is_some() || a.command.is_some(),
+    };
+    let chosen = if !wanted.is_empty() {
+        list.iter()
+            .find(|i| title(i).to_lowercase().contains(&wanted))
+    } else {
+        list.iter()
+            .find(
+                |i| matches!(i, CodeActionOrCommand::CodeAction(a) if a.is_preferred == Some(true)),
+            )
+            .or_else(|| list.iter().find(doable))
+            .or_else(|| list.first())
+    };
+    (lines.join("\n"), chosen.cloned())
 }

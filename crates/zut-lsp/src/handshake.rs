@@ -17,18 +17,29 @@ pub(crate) fn initialize_params(root: &Path, init_options: &Value) -> Result<Val
         workspace: Some(WorkspaceClientCapabilities {
             configuration: Some(true),
             workspace_folders: Some(true),
-            apply_edit: Some(false),
+            // Accepted only while the lsp tool runs one of the server's
+            // commands (client/server_edits.rs); declined otherwise.
+            apply_edit: Some(true),
             workspace_edit: Some(WorkspaceEditClientCapabilities {
                 document_changes: Some(true),
                 ..Default::default()
             }),
             symbol: Some(WorkspaceSymbolClientCapabilities::default()),
+            execute_command: Some(DynamicRegistrationClientCapabilities::default()),
+            diagnostic: Some(DiagnosticWorkspaceClientCapabilities {
+                refresh_support: Some(true),
+            }),
             ..Default::default()
         }),
         text_document: Some(TextDocumentClientCapabilities {
             synchronization: Some(TextDocumentSyncClientCapabilities {
                 did_save: Some(true),
                 ..Default::default()
+            }),
+            // Pull diagnostics (client/pull.rs), also when registered later.
+            diagnostic: Some(DiagnosticClientCapabilities {
+                dynamic_registration: Some(true),
+                related_document_support: Some(true),
             }),
             publish_diagnostics: Some(PublishDiagnosticsClientCapabilities {
                 related_information: Some(false),
@@ -68,6 +79,10 @@ pub(crate) fn initialize_params(root: &Path, init_options: &Value) -> Result<Val
                         .map(|s| s.to_string())
                         .collect(),
                     },
+                }),
+                data_support: Some(true),
+                resolve_support: Some(CodeActionCapabilityResolveSupport {
+                    properties: vec!["edit".into(), "command".into()],
                 }),
                 ..Default::default()
             }),

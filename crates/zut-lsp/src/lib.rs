@@ -8,6 +8,7 @@
 //! [`zut_tools::CodeIntel`]: the `lsp` tool's actions and the diagnostics
 //! attached after `write`, `edit` and applied rename/code-action edits.
 
+mod apply;
 pub mod builtin;
 pub mod client;
 pub mod config;
@@ -19,7 +20,11 @@ pub mod framing;
 mod handshake;
 pub mod linters;
 pub mod manager;
+mod navigate;
+mod preview;
 pub mod process;
+mod raw;
+mod startup;
 mod tool;
 
 pub use config::{Config, Kind, ServerConfig};

@@ -21,8 +21,9 @@ pub const MAX_LINTER_OUTPUT: usize = 8 * 1024 * 1024;
 
 /// The arguments for `files` (absolute) under `root`: `{files}` expands
 /// (a whole argument to one argument per file, an embedded one to one
-/// argument per file with the path substituted); otherwise `workspace`
-/// mode (or no files) appends `.`, and `files` mode appends the files.
+/// argument per file with the path substituted; no files: `.`); otherwise
+/// `workspace` mode (or no files) appends `.`, and `files` mode appends
+/// the files.
 pub fn linter_args(spec: &ServerConfig, root: &Path, files: &[PathBuf]) -> Vec<String> {
     let rel: Vec<String> = files
         .iter()
@@ -33,6 +34,10 @@ pub fn linter_args(spec: &ServerConfig, root: &Path, files: &[PathBuf]) -> Vec<S
     for a in &spec.args {
         if a.contains("{files}") {
             placed = true;
+            if rel.is_empty() {
+                // The whole workspace (a run at startup).
+                out.push(a.replace("{files}", "."));
+            }
             for f in &rel {
                 out.push(a.replace("{files}", f));
             }
@@ -109,7 +114,7 @@ pub async fn run(
         (out, err, status)
     };
     let timeout = timeout.min(LINTER_TIMEOUT);
-    let (out, err, _status) = match tokio::time::timeout(timeout, work).await {
+    let (out, err, status) = match tokio::time::timeout(timeout, work).await {
         Ok(r) => r,
         Err(_) => {
             drop(guard);
@@ -135,6 +140,26 @@ pub async fn run(
             spec.id
         )
     })?;
+    // Nothing understood, a failure status and something on stderr: the
+    // linter did not run (`No module named pyflakes`), it found nothing.
+    let failed = status.as_ref().map(|s| !s.success()).unwrap_or(true);
+    let stderr = String::from_utf8_lossy(&err);
+    if diags.is_empty() && failed && !stderr.trim().is_empty() {
+        let last = stderr
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        let why = match &status {
+            Ok(s) => s.to_string(),
+            Err(e) => e.to_string(),
+        };
+        return Err(format!(
+            "linter {} failed ({why}): {}",
+            spec.id,
+            last.trim().chars().take(200).collect::<String>()
+        ));
+    }
     diags.retain(|d| d.path.starts_with(cwd));
     Ok(diags)
 }
@@ -163,6 +188,8 @@ fn diag(
 
 fn abs(root: &Path, p: &str) -> PathBuf {
     let p = p.strip_prefix("file://").unwrap_or(p);
+    // `./main.py` from a linter run over `.`.
+    let p = p.strip_prefix("./").unwrap_or(p);
     let path = Path::new(p);
     if path.is_absolute() {
         path.to_path_buf()

@@ -72,6 +72,10 @@ pub(crate) struct Inner {
     /// The jail servers and linters start in (`None`: unjailed); see
     /// [`LspManager::use_jail`].
     jail: Mutex<Option<Arc<zut_sandbox::Prepared>>>,
+    /// The `runOnStartup` linters (see `startup.rs`).
+    pub(crate) lint: Mutex<crate::startup::StartupLint>,
+    /// True when no startup linter is running.
+    pub(crate) lint_settled: tokio::sync::watch::Sender<bool>,
 }
 
 /// Owns the language servers of one zut session. Cheap to clone; servers
@@ -117,6 +121,8 @@ impl LspManager {
                 ledger: Mutex::new(HashMap::new()),
                 running: Mutex::new(HashMap::new()),
                 jail: Mutex::new(None),
+                lint: Mutex::new(Default::default()),
+                lint_settled: tokio::sync::watch::channel(true).0,
             }),
         }
     }
@@ -298,9 +304,11 @@ impl LspManager {
         }
     }
 
-    /// Sends `path`'s current text to each of `clients` and waits (until
-    /// `deadline`) for the diagnostics that follow a change. Returns the
-    /// servers that did not report in time.
+    /// Sends `path`'s current text to each of `clients` and gets the
+    /// diagnostics that follow (until `deadline`): a server that offers
+    /// pull diagnostics is asked (`textDocument/diagnostic`), the others
+    /// are waited for until they publish. Returns what went wrong, one
+    /// message per server that did not report.
     pub async fn refresh(
         &self,
         path: &Path,
@@ -316,23 +324,39 @@ impl LspManager {
             let seen = c.publish_count(path);
             let lang = t.spec.language_for(path);
             match c.sync_document(path, &lang, &text).await {
+                // Pulled every time: an unchanged file costs the server an
+                // `unchanged` report.
+                Ok(_) if c.pulls() => waits.push((t.spec.id.clone(), c.clone(), None)),
                 Ok(changed) if changed || seen == 0 => {
-                    waits.push((t.spec.id.clone(), c.clone(), seen))
+                    waits.push((t.spec.id.clone(), c.clone(), Some(seen)))
                 }
                 Ok(_) => {}
                 Err(_) => {}
             }
         }
         let settle = self.inner.options.settle;
-        let futs = waits.into_iter().map(|(id, c, seen)| async move {
-            let ok = c.wait_publish(path, seen, settle, deadline).await;
-            (id, ok)
+        let shown = crate::diagnostics::display_path(path, &self.inner.cwd);
+        let futs = waits.into_iter().map(|(id, c, seen)| {
+            let shown = &shown;
+            async move {
+                match seen {
+                    None => c.pull_diagnostics(path, deadline).await.err(),
+                    Some(seen) => {
+                        if c.wait_publish(path, seen, settle, deadline).await {
+                            None
+                        } else if c.pulls() {
+                            // It registered pull diagnostics after start.
+                            c.pull_diagnostics(path, deadline).await.err()
+                        } else {
+                            Some(format!(
+                                "{id} did not report diagnostics for {shown} in time"
+                            ))
+                        }
+                    }
+                }
+            }
         });
-        let done = join_all(futs).await;
-        done.into_iter()
-            .filter(|(_, ok)| !ok)
-            .map(|(id, _)| id)
-            .collect()
+        join_all(futs).await.into_iter().flatten().collect()
     }
 
     /// Running clients (for status and workspace diagnostics).
@@ -465,6 +489,9 @@ impl LspManager {
                     "error"
                 } else {
                     row["capabilities"] = c.capabilities.clone();
+                    // Diagnostics asked for (`textDocument/diagnostic`)
+                    // rather than waited for.
+                    row["pull_diagnostics"] = c.pulls().into();
                     "running"
                 }
             } else if let Err(e) = resolve_command(&t.spec.command, &t.root) {
@@ -474,6 +501,9 @@ impl LspManager {
                 "stopped"
             };
             row["state"] = state.into();
+            if let Some(startup) = self.startup_status(&t.spec.id) {
+                row["startup"] = startup;
+            }
             rows.push(row);
         }
         Ok(rows)

@@ -220,3 +220,70 @@ async fn servers_and_linters_run_inside_the_jail_and_restart_when_it_changes() {
     );
     mgr.shutdown().await;
 }
+
+/// A server's own `workspace/applyEdit` (sent while zut runs its command)
+/// goes through the jail like a rename: a file outside the writable
+/// scopes is refused with the rule named and left untouched.
+#[tokio::test]
+async fn jailed_server_edits_outside_the_writable_scopes_are_refused() {
+    let Some(py) = python() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "python3 is required in CI"
+        );
+        eprintln!("skipping: no python3");
+        return;
+    };
+    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    std::fs::create_dir_all(&base).unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("lsp-jail-")
+        .tempdir_in(&base)
+        .unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fake_lsp.py");
+    let cfg = json!({"servers": {"fake": {
+        "command": [py, script.to_str().unwrap(), "edits"],
+        "fileTypes": ["fk"]
+    }}});
+    std::fs::write(root.join("lsp.json"), cfg.to_string()).unwrap();
+    std::fs::create_dir_all(root.join("inner")).unwrap();
+    std::fs::write(root.join("outer.fk"), "ERR here\n").unwrap();
+    std::fs::write(root.join("inner/main.fk"), "ERR here\n").unwrap();
+    let spec = JailSpec {
+        cwd: root.join("inner"),
+        home: None,
+        zut_home: None,
+        extra_secrets: Vec::new(),
+        extra_writable: Vec::new(),
+        network: Network::None,
+    };
+    let jail = Arc::new(Prepared::new(Policy::jail(&spec)).unwrap());
+    let opts = Options {
+        start_timeout: Duration::from_secs(5),
+        ..Options::default()
+    };
+    let mgr = LspManager::new(&root, None, opts);
+    let ctx = ToolContext::new(&root)
+        .with_lsp(mgr.handle())
+        .with_jail(Some(jail));
+    let fix = |path: &str| json!({"action": "code_actions", "path": path, "line": 1, "column": 1, "apply": true});
+    let (err, text) = lsp(&ctx, fix("outer.fk")).await;
+    assert!(err, "{text}");
+    assert!(
+        text.contains("the server's edit (fix) was refused")
+            && text.contains("denied by the jail (writable:"),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("outer.fk")).unwrap(),
+        "ERR here\n"
+    );
+    let (err, text) = lsp(&ctx, fix("inner/main.fk")).await;
+    assert!(!err, "{text}");
+    assert_eq!(
+        std::fs::read_to_string(root.join("inner/main.fk")).unwrap(),
+        "OK  here\n"
+    );
+    mgr.shutdown().await;
+}

@@ -32,6 +32,18 @@ pub trait CodeIntel: Send + Sync + fmt::Debug {
         paths: &'a [PathBuf],
         ctx: &'a ToolContext,
     ) -> IntelFuture<'a, Option<String>>;
+
+    /// What an `lsp` call with `args` would write (a rename's or code
+    /// action's diff, or the error it would give), for the `--no-yolo`
+    /// confirmation; nothing is written. `None` for calls that write
+    /// nothing. The default has no preview.
+    fn preview<'a>(
+        &'a self,
+        _args: &'a Value,
+        _ctx: &'a ToolContext,
+    ) -> IntelFuture<'a, Option<String>> {
+        Box::pin(async { None })
+    }
 }
 
 /// Appends the diagnostics of `paths` to a successful mutating tool's

@@ -42,13 +42,18 @@ pub use validate::{validate_args, ArgValidator};
 
 /// What a mutating built-in call would do, for the `--no-yolo`
 /// confirmation (the Go original's tool previews, tools.md §1.4): the diff
-/// of an `edit` or an `ast` rewrite (or the error the call would give),
-/// computed without changing anything. `None` for tools without a
-/// preview and for `ast` searches.
+/// of an `edit`, an `ast` rewrite or an `lsp` rename / applied code action
+/// (or the error the call would give), computed without changing
+/// anything. `None` for tools without a preview, `ast` searches and `lsp`
+/// calls that write nothing.
 pub async fn preview_builtin(name: &str, args: &Value, ctx: &ToolContext) -> Option<String> {
     match name {
         "edit" => Some(edit::preview(args, ctx).await),
         "ast" => ast::preview(args, ctx).await,
+        "lsp" => match &ctx.lsp {
+            Some(intel) => intel.preview(args, ctx).await,
+            None => None,
+        },
         _ => None,
     }
 }

@@ -83,7 +83,9 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
 
     let mut agent = AgentConfig::new(cwd.clone(), home.root());
     // Language servers (crates/zut-lsp): for the `lsp` tool and the
-    // diagnostics after `write`/`edit`; nothing starts until a file needs one.
+    // diagnostics after `write`/`edit`; nothing starts until a file needs
+    // one, except the `runOnStartup` linters (below, once the jail is known).
+    let mut lsp_manager = None;
     if !args.no_lsp
         && builtins
             .iter()
@@ -91,6 +93,7 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
     {
         let manager = zut_lsp::LspManager::new(cwd.clone(), Some(home.root()), Default::default());
         agent.lsp = Some(manager.handle());
+        lsp_manager = Some(manager);
     }
     agent.builtin_tools = builtins;
     agent.web = crate::web_setup::web_config(&settings, home.root())?;
@@ -141,6 +144,13 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
         agent.max_tokens = n.max(1);
     }
     crate::sandbox_setup::apply(args, &settings, &cwd, home.root(), &mut host, &mut agent);
+    if let Some(manager) = &lsp_manager {
+        // Inside the session's jail when it starts jailed; a jail that
+        // cannot be built runs nothing (the tools report why).
+        if let Ok(jail) = agent.jail.current() {
+            manager.lint_on_startup(jail);
+        }
+    }
     if let Some(share) = &args.auto_compact {
         let share: f64 = share.trim().parse().unwrap_or(f64::NAN);
         if !(0.0..=1.0).contains(&share) {

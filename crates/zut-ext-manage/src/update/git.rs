@@ -48,6 +48,11 @@ impl<'a> Git<'a> {
         }
     }
 
+    /// The checkout.
+    pub fn dir(&self) -> &Path {
+        self.dir
+    }
+
     fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new("git");
         cmd.args(args)

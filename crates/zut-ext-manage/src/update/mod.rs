@@ -12,6 +12,12 @@
 //!   Ctrl+C / SIGTERM stops the pass early (the running git is killed, its
 //!   stash put back, the summary printed) and then exits 1 with
 //!   `zut: interrupted`.
+//! - An update that would change an extension's declared `permissions`
+//!   (docs/extensions.md) prints the differences first and, when stdin and
+//!   stderr are a terminal, asks (`update NAME? [y/N]`); "no" skips that
+//!   extension (`skipped: permissions change declined`, nothing pulled).
+//!   `--yes` (`-y`) accepts without asking; without a terminal the update
+//!   proceeds, as scripts expect (the differences are still printed).
 //! - `zut update --check` prints that no update channel exists and never
 //!   touches extensions (exit 0).
 //! - `zut update -h|--help` prints the usage; any other argument fails with
@@ -43,11 +49,14 @@ pub const NO_CHANNEL: &str = "zut update: this build has no update channel \
 
 /// Usage, printed on stderr by `zut update --help`.
 pub const HELP: &str = "\
-usage: zut update [--check]
+usage: zut update [--check] [--yes]
 
   zut update          self-update is not available in this build (rebuild
                       from source); updates git-installed global extensions
-                      in $ZUT_HOME/extensions with `git pull --ff-only`
+                      in $ZUT_HOME/extensions with `git pull --ff-only`,
+                      asking first (in a terminal) when an update changes an
+                      extension's permissions
+  zut update --yes    the same, accepting permission changes without asking
   zut update --check  reports that this build has no update channel";
 
 /// What the arguments ask for.
@@ -62,6 +71,8 @@ fn parse(args: &[String]) -> Result<Request, String> {
     let mut request = Request::Update;
     for arg in args {
         match arg.as_str() {
+            // Read by `run` (see `yes`).
+            "--yes" | "-y" => {}
             "--check" if request != Request::Help => request = Request::Check,
             "--check" => {}
             "-h" | "--help" | "help" => request = Request::Help,
@@ -90,6 +101,8 @@ pub fn run(args: &[String]) -> i32 {
         }
         Ok(Request::Update) => {
             crate::errln!("{NOT_AVAILABLE}");
+            let yes = args.iter().any(|a| a == "--yes" || a == "-y");
+            let mut ask = |name: &str| ask_permissions(name, yes);
             let extensions_dir = match ExtContext::from_env() {
                 Ok(ctx) => ctx.global_dir(),
                 Err(_) => ZutHome::from_env().extensions_dir(),
@@ -101,6 +114,7 @@ pub fn run(args: &[String]) -> i32 {
                 &extensions_dir,
                 interrupt.as_ref(),
                 &mut std::io::stdout().lock(),
+                &mut ask,
             );
             if end.interrupted {
                 crate::errln!("zut: interrupted");
@@ -110,6 +124,22 @@ pub fn run(args: &[String]) -> i32 {
             }
         }
     }
+}
+
+/// Whether to go on with an update that changes `name`'s permissions:
+/// yes with `--yes` or without a terminal; otherwise the user's answer.
+fn ask_permissions(name: &str, yes: bool) -> bool {
+    use std::io::{BufRead, IsTerminal, Write};
+    if yes || !std::io::stdin().is_terminal() || !std::io::stderr().is_terminal() {
+        return true;
+    }
+    eprint!("update {name}? [y/N] ");
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    if std::io::stdin().lock().read_line(&mut answer).is_err() {
+        return false;
+    }
+    matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
 }
 
 #[cfg(test)]
@@ -124,6 +154,8 @@ mod tests {
     fn arguments() {
         assert_eq!(parse(&args(&[])), Ok(Request::Update));
         assert_eq!(parse(&args(&["--check"])), Ok(Request::Check));
+        assert_eq!(parse(&args(&["--yes"])), Ok(Request::Update));
+        assert_eq!(parse(&args(&["-y"])), Ok(Request::Update));
         assert_eq!(parse(&args(&["--check", "--help"])), Ok(Request::Help));
         assert_eq!(parse(&args(&["-h", "--check"])), Ok(Request::Help));
         assert_eq!(

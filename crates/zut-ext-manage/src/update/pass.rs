@@ -25,7 +25,15 @@ pub struct PassEnd {
 /// Runs the pass over the directories of `extensions_dir`, writing to
 /// `out`. Prints nothing when there are none. Write errors (a closed
 /// stdout) are ignored: they must not stop the updates.
-pub fn run(extensions_dir: &Path, interrupt: Option<&Interrupt>, out: &mut dyn Write) -> PassEnd {
+/// `ask(name)` is asked when an update would change an extension's
+/// declared permissions (the differences are printed first); `false`
+/// skips that extension.
+pub fn run(
+    extensions_dir: &Path,
+    interrupt: Option<&Interrupt>,
+    out: &mut dyn Write,
+    ask: &mut dyn FnMut(&str) -> bool,
+) -> PassEnd {
     let dirs = scan_scope(extensions_dir, false);
     let mut end = PassEnd::default();
     if dirs.is_empty() {
@@ -38,29 +46,24 @@ pub fn run(extensions_dir: &Path, interrupt: Option<&Interrupt>, out: &mut dyn W
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let before = Manifest::read(dir).ok();
         let status = match skip_reason(dir) {
             Some(status) => status,
             None => {
-                let outcome = checkout::update(dir, &stash_message(), interrupt);
+                let mut confirm = |diff: &[String]| {
+                    let _ = writeln!(out, "{name}: the update changes its permissions:");
+                    for l in diff {
+                        let _ = writeln!(out, "    permissions {l}");
+                    }
+                    let _ = out.flush();
+                    ask(&name)
+                };
+                let outcome = checkout::update(dir, &stash_message(), interrupt, &mut confirm);
                 end.interrupted = outcome.interrupted;
                 outcome.status
             }
         };
         end.tally.add(&status);
         let _ = writeln!(out, "{}", line(&name, &status));
-        if matches!(
-            status,
-            Status::Updated | Status::RestoreConflict { changed: true, .. }
-        ) {
-            // What the new version may do that the old one could not.
-            let after = Manifest::read(dir).ok();
-            let perms =
-                |m: &Option<Manifest>| m.as_ref().and_then(|m| m.permissions().ok().flatten());
-            for l in zut_sandbox::Declared::diff(perms(&before).as_ref(), perms(&after).as_ref()) {
-                let _ = writeln!(out, "    permissions {l}");
-            }
-        }
         let _ = out.flush();
         if end.interrupted {
             break;

@@ -24,6 +24,9 @@ pub enum Status {
     Updated,
     /// Nothing new upstream.
     UpToDate,
+    /// The update would change the extension's declared permissions and
+    /// the user said no (nothing was pulled).
+    Declined,
     /// The pull succeeded but popping the stash did not apply cleanly; the
     /// stash entry and any conflict markers are left in place.
     RestoreConflict {
@@ -42,6 +45,7 @@ impl fmt::Display for Status {
             Self::NotGitCheckout => f.write_str("skipped: not a git checkout"),
             Self::Failed(reason) => write!(f, "failed: {reason}"),
             Self::Updated => f.write_str("updated"),
+            Self::Declined => f.write_str("skipped: permissions change declined"),
             Self::UpToDate => f.write_str("up-to-date"),
             Self::RestoreConflict { changed, stash } => write!(
                 f,
@@ -76,7 +80,9 @@ impl Tally {
     /// Counts one status.
     pub fn add(&mut self, status: &Status) {
         match status {
-            Status::NoManifest | Status::Disabled | Status::NotGitCheckout => self.skipped += 1,
+            Status::NoManifest | Status::Disabled | Status::NotGitCheckout | Status::Declined => {
+                self.skipped += 1
+            }
             Status::Failed(_) => self.failed += 1,
             Status::Updated | Status::RestoreConflict { changed: true, .. } => self.updated += 1,
             Status::UpToDate | Status::RestoreConflict { changed: false, .. } => {

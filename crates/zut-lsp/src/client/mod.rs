@@ -19,6 +19,14 @@ use crate::diagnostics::Diagnostic;
 use crate::framing::{read_message, write_message};
 use crate::process::{spawn, GroupGuard};
 
+mod incoming;
+mod pull;
+mod server_edits;
+
+pub use incoming::{EditRequest, UNSOLICITED_EDIT};
+pub use pull::PullMode;
+pub use server_edits::{requested_edit, EditWindow};
+
 /// Most diagnostics kept per file and server (a flooding server is cut).
 pub const MAX_DIAGNOSTICS_PER_FILE: usize = 1000;
 
@@ -48,6 +56,8 @@ struct DiagState {
     /// The document version of the last publication, when the server
     /// gave one.
     versions: HashMap<PathBuf, i32>,
+    /// Pulled diagnostics per path, with the report's `resultId`.
+    pulled: HashMap<PathBuf, (Option<String>, Vec<Diagnostic>)>,
 }
 
 struct Shared {
@@ -62,6 +72,14 @@ struct Shared {
     pending: Pending,
     /// False while the server says it is loading the project.
     ready: watch::Sender<bool>,
+    /// How the server answers `textDocument/diagnostic`, per
+    /// registration id (`""`: from `initialize`); empty: it does not.
+    pull: Mutex<Vec<(String, PullMode)>>,
+    /// Where `workspace/applyEdit` requests go while a tool call runs one
+    /// of the server's commands (see [`EditWindow`]).
+    edits: Mutex<Option<(u64, mpsc::UnboundedSender<EditRequest>)>>,
+    /// Numbers the edit windows.
+    edit_seq: std::sync::atomic::AtomicU64,
 }
 
 impl Shared {
@@ -94,6 +112,9 @@ pub struct Client {
     next_id: AtomicI64,
     shared: Arc<Shared>,
     docs: tokio::sync::Mutex<HashMap<PathBuf, (i32, String)>>,
+    /// One command run at a time (its `workspace/applyEdit` requests go to
+    /// the caller that holds this; subagents share servers).
+    commands: tokio::sync::Mutex<()>,
     tasks: Vec<tokio::task::AbortHandle>,
     guard: GroupGuard,
 }
@@ -168,6 +189,9 @@ impl Client {
             malformed: AtomicI64::new(0),
             pending: Mutex::new(HashMap::new()),
             ready: watch::channel(true).0,
+            pull: Mutex::new(Vec::new()),
+            edits: Mutex::new(None),
+            edit_seq: std::sync::atomic::AtomicU64::new(0),
         });
 
         // Reaper: a plain thread waits for the exit and records it.
@@ -241,7 +265,7 @@ impl Client {
                     let mut r = BufReader::new(stdout);
                     loop {
                         match read_message(&mut r).await {
-                            Ok(Some(body)) => handle_message(&shared, &out, &body),
+                            Ok(Some(body)) => incoming::handle_message(&shared, &out, &body),
                             Ok(None) => {
                                 // Usually the process exited: give the
                                 // reaper a moment to record the status.
@@ -276,6 +300,7 @@ impl Client {
             next_id: AtomicI64::new(1),
             shared,
             docs: tokio::sync::Mutex::new(HashMap::new()),
+            commands: tokio::sync::Mutex::new(()),
             tasks,
             guard,
         };
@@ -294,6 +319,11 @@ impl Client {
             }
         };
         client.capabilities = answer.get("capabilities").cloned().unwrap_or(Value::Null);
+        if let Some(mode) = pull::from_capabilities(&client.capabilities) {
+            if let Ok(mut p) = client.shared.pull.lock() {
+                p.push((String::new(), mode));
+            }
+        }
         client.notify("initialized", json!({}))?;
         if !spec.settings.is_null() {
             client.notify(
@@ -515,7 +545,8 @@ impl Client {
 
     /// Waits until a publication for `path` beyond `seen` arrives, then
     /// for `quiet` without further ones for it (a server that publishes in
-    /// steps), never past `deadline`. Returns whether one arrived.
+    /// steps), never past `deadline`. Returns whether one arrived (`false`
+    /// at once when the server turns out to answer pulls instead).
     pub async fn wait_publish(
         &self,
         path: &Path,
@@ -529,6 +560,11 @@ impl Client {
         loop {
             if self.publish_count(path) > seen && self.current_for(path, wanted) {
                 break;
+            }
+            if self.pulls() {
+                // Registered pull diagnostics meanwhile: it answers pulls
+                // rather than publishing (the caller pulls).
+                return false;
             }
             if !self.alive() {
                 return false;
@@ -557,15 +593,18 @@ impl Client {
         }
     }
 
-    /// The stored diagnostics of `path` (all of them when `None`).
+    /// The stored diagnostics of `path` (all of them when `None`):
+    /// published and pulled.
     pub fn diagnostics(&self, path: Option<&Path>) -> Vec<Diagnostic> {
-        let Ok(d) = self.shared.diags.lock() else {
-            return Vec::new();
+        let mut out = match self.shared.diags.lock() {
+            Ok(d) => match path {
+                Some(p) => d.by_path.get(p).cloned().unwrap_or_default(),
+                None => d.by_path.values().flatten().cloned().collect(),
+            },
+            Err(_) => Vec::new(),
         };
-        match path {
-            Some(p) => d.by_path.get(p).cloned().unwrap_or_default(),
-            None => d.by_path.values().flatten().cloned().collect(),
-        }
+        out.extend(self.pulled(path));
+        out
     }
 
     fn mark_sent(&self, path: &Path, version: i32) {
@@ -616,176 +655,4 @@ impl Client {
 enum RequestError {
     Timeout,
     Failed(String),
-}
-
-fn handle_message(shared: &Shared, out: &mpsc::UnboundedSender<Vec<u8>>, body: &[u8]) {
-    let msg: Value = match serde_json::from_slice(body) {
-        Ok(v @ Value::Object(_)) => v,
-        Ok(_) | Err(_) => {
-            let n = shared.malformed.fetch_add(1, Ordering::Relaxed) + 1;
-            tracing::warn!(server = %shared.server, count = n, "language server sent a malformed JSON-RPC message; skipped");
-            return;
-        }
-    };
-    let method = msg.get("method").and_then(Value::as_str);
-    let id = msg.get("id").cloned();
-    match (method, id) {
-        (Some(method), Some(id)) => {
-            let reply = match answer_server_request(shared, method, msg.get("params")) {
-                Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-                Err((code, message)) => {
-                    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
-                }
-            };
-            if let Ok(bytes) = serde_json::to_vec(&reply) {
-                let _ = out.send(bytes);
-            }
-        }
-        (Some(method), None) => {
-            if method == "textDocument/publishDiagnostics" {
-                if let Some(params) = msg.get("params") {
-                    store_diagnostics(shared, params);
-                }
-            } else if method == "experimental/serverStatus" {
-                if let Some(q) = msg
-                    .get("params")
-                    .and_then(|p| p.get("quiescent"))
-                    .and_then(Value::as_bool)
-                {
-                    shared.ready.send_replace(q);
-                }
-            }
-        }
-        (None, Some(id)) => {
-            let Some(id) = id.as_i64() else {
-                shared.malformed.fetch_add(1, Ordering::Relaxed);
-                return;
-            };
-            let sender = shared.pending.lock().ok().and_then(|mut p| p.remove(&id));
-            let Some(sender) = sender else {
-                return;
-            };
-            let result = if let Some(err) = msg.get("error") {
-                let code = err.get("code").and_then(Value::as_i64).unwrap_or(0);
-                let text = err
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("error");
-                Err(format!("{text} (code {code})"))
-            } else {
-                Ok(msg.get("result").cloned().unwrap_or(Value::Null))
-            };
-            let _ = sender.send(result);
-        }
-        (None, None) => {
-            shared.malformed.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-}
-
-fn answer_server_request(
-    shared: &Shared,
-    method: &str,
-    params: Option<&Value>,
-) -> Result<Value, (i64, String)> {
-    match method {
-        "workspace/configuration" => {
-            let items = params
-                .and_then(|p| p.get("items"))
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
-            let answers: Vec<Value> = items
-                .iter()
-                .map(|item| {
-                    let section = item.get("section").and_then(Value::as_str).unwrap_or("");
-                    let mut v = &shared.settings;
-                    for part in section.split('.').filter(|s| !s.is_empty()) {
-                        match v.get(part) {
-                            Some(x) => v = x,
-                            None => return Value::Null,
-                        }
-                    }
-                    v.clone()
-                })
-                .collect();
-            Ok(Value::Array(answers))
-        }
-        "window/workDoneProgress/create"
-        | "client/registerCapability"
-        | "client/unregisterCapability"
-        | "window/showMessageRequest"
-        | "workspace/diagnostic/refresh"
-        | "workspace/semanticTokens/refresh"
-        | "workspace/inlayHint/refresh"
-        | "workspace/codeLens/refresh" => Ok(Value::Null),
-        "workspace/applyEdit" => Ok(json!({
-            "applied": false,
-            "failureReason": "zut applies edits only through its lsp tool (rename, code_actions with apply)"
-        })),
-        _ => Err((-32601, format!("method not supported by zut: {method}"))),
-    }
-}
-
-fn store_diagnostics(shared: &Shared, params: &Value) {
-    let Ok(p) = serde_json::from_value::<lsp_types::PublishDiagnosticsParams>(params.clone())
-    else {
-        shared.malformed.fetch_add(1, Ordering::Relaxed);
-        return;
-    };
-    let Ok(path) = p.uri.to_file_path() else {
-        return;
-    };
-    let items: Vec<Diagnostic> = p
-        .diagnostics
-        .into_iter()
-        .take(MAX_DIAGNOSTICS_PER_FILE)
-        .map(|d| {
-            let raw = serde_json::to_value(&d).ok();
-            Diagnostic {
-                path: path.clone(),
-                severity: match d.severity {
-                    Some(s) if s == lsp_types::DiagnosticSeverity::ERROR => 1,
-                    Some(s) if s == lsp_types::DiagnosticSeverity::WARNING => 2,
-                    Some(s) if s == lsp_types::DiagnosticSeverity::HINT => 4,
-                    _ => 3,
-                },
-                code: d.code.map(|c| match c {
-                    lsp_types::NumberOrString::Number(n) => n.to_string(),
-                    lsp_types::NumberOrString::String(s) => s,
-                }),
-                source: d.source,
-                line: d.range.start.line,
-                character: d.range.start.character,
-                message: d.message,
-                server: shared.server.clone(),
-                raw,
-            }
-        })
-        .collect();
-    if let Ok(mut st) = shared.diags.lock() {
-        let known = st.by_path.contains_key(&path) || st.open.contains(&path);
-        if !known && st.by_path.len() >= MAX_DIAGNOSTIC_FILES && !items.is_empty() {
-            st.dropped_files += 1;
-        } else if items.is_empty() {
-            st.by_path.remove(&path);
-        } else {
-            st.by_path.insert(path.clone(), items);
-        }
-        match p.version {
-            Some(v) => {
-                st.versions.insert(path.clone(), v);
-            }
-            None => {
-                st.versions.remove(&path);
-            }
-        }
-        if let Some((_, got @ None, sent)) = st.timing.get_mut(&path) {
-            if p.version.is_none_or(|v| v >= *sent) {
-                *got = Some(Instant::now());
-            }
-        }
-        *st.published.entry(path).or_default() += 1;
-    }
-    shared.generation.send_modify(|g| *g += 1);
 }
