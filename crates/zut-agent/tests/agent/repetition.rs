@@ -5,7 +5,7 @@
 //! request, and a second empty reply fails the prompt.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use zut_agent::{answer_recovery, PromptOutcome};

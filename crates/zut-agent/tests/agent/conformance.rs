@@ -3,7 +3,7 @@
 //! local LLM server. Test names carry the case ids.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

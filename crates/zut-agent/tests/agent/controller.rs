@@ -3,7 +3,7 @@
 //! reasoning changes, compaction, commands, panels, the event stream.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 //! as it was, and automatic compaction at a share of the context window.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{json, Value};

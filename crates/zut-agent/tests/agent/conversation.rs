@@ -3,7 +3,7 @@
 //! real session files and a real extension that logs what it is told.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::time::Duration;

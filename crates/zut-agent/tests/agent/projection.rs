@@ -5,7 +5,7 @@
 //! earlier bytes never rewritten).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use zut_agent::{projection::superseded_marker, result_budget, Agent, PromptOutcome};

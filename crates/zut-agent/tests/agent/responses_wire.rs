@@ -2,7 +2,7 @@
 //! carried across steps, and tool arguments that are not JSON.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{json, Value};

@@ -5,7 +5,7 @@
 //! compaction fails the prompt with a clear message and no third request.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use zut_agent::{Agent, AgentConfig, PromptOutcome};

@@ -3,7 +3,7 @@
 //! forking with `session_forked` / `session_switched` (G7, K4).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

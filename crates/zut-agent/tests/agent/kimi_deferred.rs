@@ -4,7 +4,7 @@
 //! get the complete active list on the next request (protocol.md §8.3).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{json, Value};

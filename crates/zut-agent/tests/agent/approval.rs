@@ -3,7 +3,7 @@
 //! `tool_call` and `tool_confirmation_requested` (conformance G5).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

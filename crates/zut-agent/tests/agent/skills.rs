@@ -3,7 +3,7 @@
 //! an extension cannot claim the `skill` tool while skills are on.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::json;
