@@ -23,3 +23,5 @@ mod responses_wire;
 mod sessions;
 mod skills;
 mod subagent_abort;
+mod web_command;
+mod web_refs;

@@ -5,7 +5,7 @@
 //! clear errors that lose nothing.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{json, Value};

@@ -4,7 +4,7 @@
 //! Real HTTP: the scripted LLM server and a one-page server on 127.0.0.1.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
