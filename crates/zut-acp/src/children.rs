@@ -10,21 +10,13 @@ use agent_client_protocol::v1::schema::{
     Content, ContentBlock, SessionUpdate, TextContent, ToolCall, ToolCallContent, ToolCallStatus,
     ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
+use zut_types::text::clip;
 use zut_types::{AgentEvent, JsonBlock};
 
 fn content(s: impl Into<String>) -> Vec<ToolCallContent> {
     vec![ToolCallContent::Content(Content::new(ContentBlock::Text(
         TextContent::new(s),
     )))]
-}
-
-fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(max).collect();
-    out.push('…');
-    out
 }
 
 fn text_of(blocks: &[JsonBlock]) -> String {

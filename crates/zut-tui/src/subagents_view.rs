@@ -13,6 +13,7 @@
 
 use std::collections::VecDeque;
 use std::time::Instant;
+use zut_types::text::clip;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use zut_types::{AgentEvent, JsonBlock};
@@ -211,15 +212,6 @@ impl Children {
     pub fn get(&self, id: &str) -> Option<&ChildView> {
         self.list.iter().find(|c| c.id == id)
     }
-}
-
-fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(max).collect();
-    out.push('…');
-    out
 }
 
 fn blocks_text(content: &[JsonBlock]) -> String {

@@ -14,6 +14,7 @@ pub mod event;
 pub mod message;
 pub mod plan;
 pub mod subagent_tag;
+pub mod text;
 pub mod transcript;
 
 pub use approval::ApprovalDecision;
