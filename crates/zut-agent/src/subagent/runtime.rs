@@ -491,11 +491,7 @@ impl Runtime {
             .or(spec.profile.as_ref().and_then(|p| p.model.clone()));
         let provider = match model.filter(|m| m != parent_provider.model()) {
             None => parent_provider.clone(),
-            Some(m) => {
-                let mut c = parent_provider.config().clone();
-                c.model = m;
-                Provider::new(c).map_err(|e| format!("subagent: {e}"))?
-            }
+            Some(m) => parent_provider.with_model(&m),
         };
         if let Some(p) = spec.profile.as_ref().and_then(|p| p.provider.as_deref()) {
             if p != provider.name() {
