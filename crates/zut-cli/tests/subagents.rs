@@ -606,6 +606,10 @@ async fn profiles_shape_children_and_bad_ones_are_refused() {
         &env.project.join(".agents/agents/odd.md"),
         "---\nname: odd\ntools: [read, frobnicate]\n---\nOdd.\n",
     );
+    write(
+        &env.project.join(".agents/agents/future.md"),
+        "---\nname: future\nmodel: gpt-9\n---\nFuture.\n",
+    );
     let server = LlmServer::start().await.unwrap();
     server.push(parent(call(
         "c1",
@@ -632,6 +636,10 @@ async fn profiles_shape_children_and_bad_ones_are_refused() {
         "c7",
         json!({"action": "spawn", "task": "x", "model": "m"}),
     )));
+    server.push(parent(call(
+        "c8",
+        json!({"action": "spawn", "task": "x", "agent": "future"}),
+    )));
     server.push(parent(Script::anthropic_text("profiles done")));
     server.push(child(
         "PROFILE-GO-BODY",
@@ -650,7 +658,7 @@ async fn profiles_shape_children_and_bad_ones_are_refused() {
     .await;
     assert_eq!(r.code, 0, "{r:?}");
     let results = tool_results(&server);
-    assert_eq!(results.len(), 7, "{results:?}");
+    assert_eq!(results.len(), 8, "{results:?}");
     assert!(results[0].contains("agent: go-reader\n"), "{}", results[0]);
     assert!(results[0].contains("final: go child ok"), "{}", results[0]);
     assert!(
@@ -682,6 +690,11 @@ async fn profiles_shape_children_and_bad_ones_are_refused() {
         results[6].contains("omit both model/provider"),
         "{}",
         results[6]
+    );
+    assert!(
+        results[7].starts_with("subagent: unknown model \"gpt-9\" for provider anthropic"),
+        "{}",
+        results[7]
     );
 
     let reqs = server.requests();

@@ -460,6 +460,16 @@ impl Runtime {
         if self.root.is_cancelled() {
             return Err("subagent: the parent was aborted; no new children".to_string());
         }
+        let model = spec
+            .model
+            .clone()
+            .or(spec.profile.as_ref().and_then(|p| p.model.clone()));
+        if let Some(m) = model.as_deref() {
+            // A model the provider's catalogue does not know is refused
+            // before anything is created (local providers take any name).
+            crate::controller::models::check(parent_provider.name(), parent_provider.model(), m)
+                .map_err(|e| format!("subagent: {e}"))?;
+        }
         let n = self.seq.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         let id = format!("sa-{n}-{}", short_random());
         let dir = self.zut_home.join("subagents").join(&id);
@@ -485,10 +495,6 @@ impl Runtime {
                 .and_then(|p| p.timeout_secs)
                 .map(Duration::from_secs))
             .unwrap_or(self.timeout);
-        let model = spec
-            .model
-            .clone()
-            .or(spec.profile.as_ref().and_then(|p| p.model.clone()));
         let provider = match model.filter(|m| m != parent_provider.model()) {
             None => parent_provider.clone(),
             Some(m) => parent_provider.with_model(&m),
