@@ -24,6 +24,10 @@ use tokio_util::sync::CancellationToken;
 use zut_ext_host::ExtensionHost;
 use zut_providers::{Part, Provider, Reasoning};
 
+pub use crate::subagent::limits::{
+    max_concurrent_from_env, timeout_from_env, Limits, DEFAULT_TIMEOUT,
+};
+
 use crate::agent::Agent;
 use crate::config::AgentConfig;
 use crate::event::{AgentEvent, UsageCounts};
@@ -37,9 +41,6 @@ use crate::subagent::profiles::{Profile, ProfileSet, PromptMode};
 /// Held while a `write` or `edit` runs, so that agents sharing a
 /// workspace never interleave the read and the write of one edit.
 pub static FILE_EDITS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-
-/// Default per-turn time budget of a child.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1800);
 
 /// Bytes of a child's final text put in a tool result (the full text is in
 /// `result.json` and the transcript).
@@ -305,29 +306,6 @@ pub struct Runtime {
     pub(super) feed: Arc<Feed>,
 }
 
-/// `ZUT_SUBAGENTS_MAX_CONCURRENT`, else the CPU count.
-pub fn max_concurrent_from_env() -> usize {
-    std::env::var("ZUT_SUBAGENTS_MAX_CONCURRENT")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|n| *n > 0)
-        .unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map(usize::from)
-                .unwrap_or(4)
-        })
-}
-
-/// `ZUT_SUBAGENTS_TIMEOUT` (seconds), else [`DEFAULT_TIMEOUT`].
-pub fn timeout_from_env() -> Duration {
-    std::env::var("ZUT_SUBAGENTS_TIMEOUT")
-        .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .filter(|n| *n > 0)
-        .map(Duration::from_secs)
-        .unwrap_or(DEFAULT_TIMEOUT)
-}
-
 impl Runtime {
     /// A runtime writing under `zut_home`, with `profiles`.
     pub fn new(
@@ -358,15 +336,15 @@ impl Runtime {
     }
 
     /// For `cwd`: profiles from the usual places, limits from the
-    /// environment.
-    pub fn from_env(zut_home: PathBuf, cwd: &Path) -> Self {
+    /// environment, else `limits` (the configuration), else the defaults.
+    pub fn from_env(zut_home: PathBuf, cwd: &Path, limits: Limits) -> Self {
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let profiles = crate::subagent::profiles::discover(cwd, home.as_deref());
         Self::new(
             zut_home,
             profiles,
-            max_concurrent_from_env(),
-            timeout_from_env(),
+            max_concurrent_from_env(limits.max_concurrent),
+            timeout_from_env(limits.timeout),
         )
     }
 
