@@ -93,7 +93,7 @@ impl ChildState {
 pub struct ChildStatus {
     /// State.
     pub state: ChildState,
-    /// The last turn's final text.
+    /// The last turn's final text, capped as `result.json` caps it.
     pub final_text: String,
     /// The last turn's error.
     pub error: Option<String>,
@@ -650,9 +650,13 @@ impl Worker {
             if child.workspace == "worktree" {
                 capture_patch(&child).await;
             }
+            // Kept as `result.json` keeps it (the transcript has it all):
+            // eight long replies are not held twice for the run's life.
+            let kept = clip(&final_text, RESULT_BYTES);
+            drop(final_text);
             child.update(|s| {
                 s.state = state;
-                s.final_text = final_text.clone();
+                s.final_text = kept.clone();
                 s.error = error.clone();
                 s.turns += 1;
                 s.tool = None;
@@ -661,7 +665,7 @@ impl Worker {
                 let st = child.status();
                 let end = AgentEvent::SubagentEnd {
                     state: state.as_str().to_string(),
-                    final_text: clip(&final_text, SUMMARY_BYTES),
+                    final_text: clip(&kept, SUMMARY_BYTES),
                     error: error.clone(),
                     turns: st.turns,
                     usage: st.usage,
@@ -674,8 +678,8 @@ impl Worker {
                 line.push_str(&format!(" ({e})"));
             }
             line.push_str(&format!(" — {}\n", clip(&child.task, 120)));
-            if !final_text.is_empty() {
-                line.push_str(&format!("  final: {}\n", clip(&final_text, 600)));
+            if !kept.is_empty() {
+                line.push_str(&format!("  final: {}\n", clip(&kept, 600)));
             }
             line.push_str(&format!("  transcript: {}\n", child.transcript.display()));
             lock(&updates).push_back(line);
