@@ -705,6 +705,10 @@ pub fn child_config(
     cwd: &Path,
 ) -> Result<AgentConfig, String> {
     let mut c = parent.clone();
+    if cwd != parent.cwd {
+        // A worktree child: the parent's jail, rooted at its worktree.
+        c.jail = parent.jail.for_cwd(cwd);
+    }
     c.cwd = cwd.to_path_buf();
     c.system.cwd = cwd.to_path_buf();
     c.confirm_tools = parent.confirm_tools;
