@@ -66,6 +66,9 @@ pub struct AgentConfig {
     /// Budgets of autonomous goals (`config.json` `goals`,
     /// `crate::goals`).
     pub goals: crate::goals::GoalBudget,
+    /// Children's limits from `config.json` `subagents` (the environment's
+    /// `ZUT_SUBAGENTS_*` win).
+    pub subagents: crate::subagent::runtime::Limits,
 }
 
 impl AgentConfig {
@@ -102,6 +105,7 @@ impl AgentConfig {
             long_session: Default::default(),
             orchestrate: false,
             goals: Default::default(),
+            subagents: Default::default(),
         }
     }
 }

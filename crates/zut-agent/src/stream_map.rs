@@ -34,6 +34,8 @@ pub fn map_stream_event(
             max_attempts,
             delay_ms,
         },
+        // Not on the wire: the attempt that follows says the rest.
+        StreamEvent::RateLimited { .. } => return None,
         StreamEvent::AssistantStart => AgentEvent::AssistantStart,
         StreamEvent::TextDelta(delta) => AgentEvent::TextDelta { delta },
         StreamEvent::ThinkingDelta(delta) if reasoning => AgentEvent::ReasoningDelta { delta },

@@ -25,6 +25,7 @@ pub const SUPPORTED_KEYS: &[&str] = &[
     "sandbox",
     "goals",
     "quick_model_shortcuts",
+    "subagents",
 ];
 
 /// Keys read by `zut-mcp` (docs/mcp.md), not by this crate: never
@@ -44,7 +45,6 @@ pub const GO_ONLY_KEYS: &[&str] = &[
     "compact_input",
     "inline_images_enabled",
     "terminal_title_enabled",
-    "subagents",
     "auto_subagents_enabled",
     "ponytail_enabled",
     "lsp_enabled",
@@ -109,6 +109,8 @@ pub struct ConfigFile {
     pub ignored: Vec<IgnoredKey>,
     /// `goals`: budgets of autonomous goals.
     pub goals: crate::goals_keys::GoalsKeys,
+    /// `subagents`: the children's limits.
+    pub subagents: crate::subagents_keys::SubagentsKeys,
 }
 
 impl ConfigFile {
@@ -238,6 +240,7 @@ impl ConfigFile {
                 },
             })
             .collect();
+        c.subagents = crate::subagents_keys::SubagentsKeys::from_map(path, map, &mut ignored)?;
         ignored.sort_by(|a, b| a.key.cmp(&b.key));
         c.ignored = ignored;
         Ok(c)

@@ -18,6 +18,7 @@ mod read;
 pub mod resolve;
 pub mod sandbox;
 pub mod settings;
+pub mod subagents_keys;
 pub mod web_keys;
 
 pub use config_file::ConfigFile;

@@ -32,6 +32,7 @@ pub mod oauth_openrouter;
 mod openai;
 pub mod presets;
 mod provider;
+mod rate_gate;
 pub mod reasoning;
 mod responses;
 pub mod retry;

@@ -1,5 +1,6 @@
 //! [`Provider`]: one configured model endpoint, streaming requests with retries.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::StreamExt;
@@ -14,6 +15,7 @@ use crate::error::{error_body_message, redact, status_retryable, ProviderError};
 use crate::framing::Framer;
 use crate::openai;
 use crate::presets::{Auth, Wire};
+use crate::rate_gate::RateGate;
 use crate::responses;
 use crate::retry::retry_after_from_headers;
 use crate::types::{Completion, Request, StreamEvent};
@@ -49,10 +51,13 @@ async fn read_prefix(response: reqwest::Response, max: usize) -> String {
 
 /// A configured provider (Anthropic Messages or OpenAI-compatible chat
 /// completions). Cheap to share behind an `Arc`; `stream` takes `&self`.
+/// Clones (and [`Provider::with_model`]) share the HTTP connection pool and
+/// the rate-limit pause: a 429 for one request holds the others back too.
 #[derive(Debug, Clone)]
 pub struct Provider {
     config: ProviderConfig,
     client: reqwest::Client,
+    rate: Arc<RateGate>,
 }
 
 /// A failed attempt, with the delay the server asked for.
@@ -78,7 +83,23 @@ impl Provider {
             .user_agent(concat!("zut/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| ProviderError::Config(format!("cannot build HTTP client: {e}")))?;
-        Ok(Provider { config, client })
+        Ok(Provider {
+            config,
+            client,
+            rate: Arc::default(),
+        })
+    }
+
+    /// The same provider for another model: the connection pool and the
+    /// rate-limit pause stay shared.
+    pub fn with_model(&self, model: &str) -> Provider {
+        let mut config = self.config.clone();
+        config.model = model.to_string();
+        Provider {
+            config,
+            client: self.client.clone(),
+            rate: self.rate.clone(),
+        }
     }
 
     /// Provider name (the preset id, e.g. `anthropic`, `ollama`).
@@ -290,6 +311,16 @@ impl Provider {
             if cancel.is_cancelled() {
                 return Err(ProviderError::Aborted);
             }
+            if let Some(wait) = self.rate.remaining() {
+                // Another request of this provider was rate-limited.
+                on_event(StreamEvent::RateLimited {
+                    delay_ms: u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+                });
+                tokio::select! {
+                    _ = cancel.cancelled() => return Err(ProviderError::Aborted),
+                    _ = tokio::time::sleep(wait) => {}
+                }
+            }
             on_event(StreamEvent::RequestStarted {
                 attempt,
                 max_attempts,
@@ -308,6 +339,10 @@ impl Provider {
                 Err(failure) => failure,
             };
             let error = self.with_context(failure.error, model).redacted(key);
+            let delay = self.config.retry.delay(attempt, failure.retry_after);
+            if matches!(error, ProviderError::Http { status: 429, .. }) {
+                self.rate.hold(delay);
+            }
             if error.is_aborted()
                 || asm.started()
                 || !error.is_retryable()
@@ -315,7 +350,6 @@ impl Provider {
             {
                 return Err(error);
             }
-            let delay = self.config.retry.delay(attempt, failure.retry_after);
             tracing::debug!(provider = %self.config.provider, attempt, ?delay, %error, "retrying");
             on_event(StreamEvent::RetryScheduled {
                 attempt,

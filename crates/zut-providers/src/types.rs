@@ -106,6 +106,12 @@ pub enum StreamEvent {
         /// Why (status and provider message; never the key).
         reason: String,
     },
+    /// The request waits before its attempt: another request of the same
+    /// provider (a clone: the conversation or a subagent) got a 429.
+    RateLimited {
+        /// How long it waits.
+        delay_ms: u64,
+    },
     /// First output of the assistant message.
     AssistantStart,
     /// Assistant text.

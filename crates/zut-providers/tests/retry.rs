@@ -556,3 +556,60 @@ async fn an_sse_event_that_never_ends_is_refused_at_16_mib() {
         "anthropic: malformed stream: an SSE event larger than 16 MiB"
     );
 }
+
+/// Runs `req` until the provider says it waits for the rate limit, then
+/// cancels it; returns its events.
+async fn until_rate_limited(provider: &zut_providers::Provider) -> Vec<StreamEvent> {
+    let cancel = CancellationToken::new();
+    let mut events = Vec::new();
+    let result = provider
+        .stream(&request("x"), &cancel, &mut |e| {
+            if matches!(e, StreamEvent::RateLimited { .. }) {
+                cancel.cancel();
+            }
+            events.push(e);
+        })
+        .await;
+    assert!(matches!(result, Err(ProviderError::Aborted)), "{result:?}");
+    events
+}
+
+#[tokio::test]
+async fn a_429_for_one_request_holds_back_the_providers_other_requests() {
+    // A conversation and its subagents share one provider (clones, or
+    // `with_model` for a child on another model): the first request's 429
+    // with retry-after makes the others wait before their attempt instead
+    // of each finding the limit on its own.
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::status(429).retry_after(30).message("slow down"));
+    let retry = zut_providers::RetryPolicy {
+        max_attempts: 1,
+        base_delay: Duration::from_millis(5),
+        max_delay: Duration::from_secs(60),
+    };
+    let parent = provider_with(&server, "anthropic", Some(KEY), retry);
+    let (result, _) = run(&parent, &request("x")).await;
+    assert!(
+        matches!(result, Err(ProviderError::Http { status: 429, .. })),
+        "{result:?}"
+    );
+    for other in [parent.clone(), parent.with_model("other-model")] {
+        let events = until_rate_limited(&other).await;
+        match events.first() {
+            Some(StreamEvent::RateLimited { delay_ms }) => {
+                assert!(*delay_ms > 0 && *delay_ms <= 30_000, "{delay_ms}")
+            }
+            other => panic!("no rate-limit wait first: {other:?}"),
+        }
+        assert_eq!(shape(&events), vec!["rate_limited"]);
+    }
+    // Nothing more reached the server while the limit held.
+    assert_eq!(server.requests().len(), 1);
+
+    // A provider built on its own does not wait.
+    server.push(Script::anthropic_text("fresh"));
+    let fresh = provider_with(&server, "anthropic", Some(KEY), retry);
+    let (result, events) = run(&fresh, &request("x")).await;
+    assert_eq!(result.unwrap().message.text(), "fresh");
+    assert_eq!(shape(&events), vec!["start#1", "assistant", "text"]);
+}

@@ -107,14 +107,17 @@ pub fn annotate(ctx: &ToolContext, out: &mut ToolOutput) {
 /// it between jobs (`/jail`, `/unjail`); each tool call takes the jail in
 /// force when it starts ([`JailSwitch::current`]) and keeps it to the end,
 /// so a running command stays jailed after `/unjail`.
+///
+/// [`JailSwitch::for_cwd`] makes a switch for another directory (a
+/// subagent's worktree) that follows this one's on/off state.
 #[derive(Clone, Default)]
 pub struct JailSwitch {
+    on: std::sync::Arc<std::sync::atomic::AtomicBool>,
     inner: std::sync::Arc<std::sync::Mutex<SwitchState>>,
 }
 
 #[derive(Default)]
 struct SwitchState {
-    on: bool,
     spec: Option<zut_sandbox::JailSpec>,
     built: Option<std::sync::Arc<zut_sandbox::Prepared>>,
 }
@@ -131,9 +134,26 @@ impl JailSwitch {
     /// A switch for `spec`, on or off.
     pub fn new(spec: zut_sandbox::JailSpec, on: bool) -> Self {
         Self {
+            on: std::sync::Arc::new(std::sync::atomic::AtomicBool::new(on)),
             inner: std::sync::Arc::new(std::sync::Mutex::new(SwitchState {
-                on,
                 spec: Some(spec),
+                built: None,
+            })),
+        }
+    }
+
+    /// The same jail rooted at `cwd` instead of the session directory (a
+    /// subagent's worktree): on and off with this switch (`/jail` and
+    /// `/unjail` reach both), the rest of its policy unchanged.
+    pub fn for_cwd(&self, cwd: &std::path::Path) -> Self {
+        let spec = self.inner.lock().ok().and_then(|s| s.spec.clone());
+        Self {
+            on: self.on.clone(),
+            inner: std::sync::Arc::new(std::sync::Mutex::new(SwitchState {
+                spec: spec.map(|mut spec| {
+                    spec.cwd = cwd.to_path_buf();
+                    spec
+                }),
                 built: None,
             })),
         }
@@ -141,14 +161,12 @@ impl JailSwitch {
 
     /// Jails (`true`) or unjails the next tool calls.
     pub fn set_jailed(&self, on: bool) {
-        if let Ok(mut s) = self.inner.lock() {
-            s.on = on;
-        }
+        self.on.store(on, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// Whether the next tool calls are jailed.
     pub fn is_jailed(&self) -> bool {
-        self.inner.lock().map(|s| s.on).unwrap_or(false)
+        self.on.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Replaces what the jail is built from (a new session directory, new
@@ -173,12 +191,12 @@ impl JailSwitch {
     /// model: the call must not run unjailed when the user asked for a
     /// jail.
     pub fn current(&self) -> Result<Option<std::sync::Arc<zut_sandbox::Prepared>>, String> {
+        if !self.is_jailed() {
+            return Ok(None);
+        }
         let Ok(mut s) = self.inner.lock() else {
             return Err("the jail's state is unavailable".into());
         };
-        if !s.on {
-            return Ok(None);
-        }
         if let Some(b) = &s.built {
             return Ok(Some(b.clone()));
         }
@@ -194,11 +212,12 @@ impl JailSwitch {
     /// One line for `/info` and the status bar: `jailed to <cwd> (…)` or
     /// `unjailed`, with what this machine enforces.
     pub fn describe(&self) -> String {
+        let on = self.is_jailed();
         let s = match self.inner.lock() {
             Ok(s) => s,
             Err(_) => return "unknown".into(),
         };
-        match (&s.spec, s.on) {
+        match (&s.spec, on) {
             (Some(spec), true) => format!(
                 "jailed to {} ({}; {})",
                 spec.cwd.display(),

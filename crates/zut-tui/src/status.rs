@@ -204,8 +204,8 @@ fn human(n: u64) -> String {
     }
 }
 
-/// Whether `ev` only changes extension chrome (status rows, widgets,
-/// notes), whose frames the run loop may rate-limit.
+/// Whether `ev` only changes chrome (extension status rows, widgets,
+/// notes; subagents' progress), whose frames the run loop may rate-limit.
 pub fn is_chrome(ev: &crate::TuiEvent) -> bool {
     use zut_types::AgentEvent as A;
     matches!(
@@ -218,6 +218,9 @@ pub fn is_chrome(ev: &crate::TuiEvent) -> bool {
                 | A::ExtDisplay { .. }
                 | A::ExtClearNotes { .. }
         )
+        // Subagents' progress (status bar, dashboard): at most a frame per
+        // CHROME_FRAME, however fast eight children stream.
+        | crate::TuiEvent::Subagent { .. }
     )
 }
 

@@ -27,6 +27,10 @@ const MAX_LINES: usize = 2000;
 /// Characters of one transcript line (longer text wraps).
 const LINE_CHARS: usize = 96;
 
+/// Bytes of streamed text without a newline kept as the partial line
+/// before its whole display lines move to the transcript.
+const PARTIAL_MAX: usize = 4096;
+
 /// One child as the TUI knows it.
 #[derive(Debug, Clone)]
 pub struct ChildView {
@@ -133,9 +137,25 @@ impl ChildView {
             AgentEvent::TextDelta { delta } => {
                 self.streamed = true;
                 self.partial.push_str(delta);
-                if let Some(cut) = self.partial.rfind('\n') {
-                    let done: String = self.partial.drain(..=cut).collect();
-                    self.push(done.trim_end_matches('\n'));
+                // Only the delta is searched: the partial line may be long.
+                if delta.contains('\n') {
+                    if let Some(cut) = self.partial.rfind('\n') {
+                        let done: String = self.partial.drain(..=cut).collect();
+                        self.push(done.trim_end_matches('\n'));
+                    }
+                }
+                if self.partial.len() > PARTIAL_MAX {
+                    // A long line without a newline: its whole display
+                    // lines move to the transcript, so it stays bounded.
+                    let chars = self.partial.chars().count();
+                    let whole = chars - chars % LINE_CHARS;
+                    let cut = self
+                        .partial
+                        .char_indices()
+                        .nth(whole)
+                        .map_or(self.partial.len(), |(i, _)| i);
+                    let done: String = self.partial.drain(..cut).collect();
+                    self.push(&done);
                 }
             }
             AgentEvent::AssistantMessage { content, .. } => {
@@ -264,13 +284,13 @@ pub fn event(app: &mut App, id: &str, ev: AgentEvent) -> Vec<Effect> {
         };
         app.push_note(level, text);
     }
-    refresh(app, now);
+    refresh(app, id, now);
     Vec::new()
 }
 
 /// Rebuilds the open dashboard or transcript view (the selection kept; a
 /// transcript that showed its end follows the new lines).
-fn refresh(app: &mut App, now: Instant) {
+fn refresh(app: &mut App, id: &str, now: Instant) {
     let Some(open) = app.picker.as_ref() else {
         return;
     };
@@ -279,6 +299,8 @@ fn refresh(app: &mut App, now: Instant) {
             let p = dashboard(&app.subagents, now);
             crate::pickers::update(app, p);
         }
+        // Another child's event changes nothing in this view.
+        PickerKind::SubagentLog if open.origin != id => {}
         PickerKind::SubagentLog => {
             let id = open.origin.clone();
             let at_end = open.selected + 1 >= open.visible().len();
@@ -338,8 +360,11 @@ pub fn log_view(children: &Children, id: &str, now: Instant) -> Option<Picker> {
         .iter()
         .map(|l| PickerItem::new(l.clone(), ""))
         .collect();
-    if !c.partial.is_empty() {
-        items.push(PickerItem::new(clip(&c.partial, LINE_CHARS), ""));
+    // The line being streamed, wrapped like the others (its end is the
+    // newest text).
+    let partial: Vec<char> = c.partial.chars().collect();
+    for chunk in partial.chunks(LINE_CHARS) {
+        items.push(PickerItem::new(chunk.iter().collect::<String>(), ""));
     }
     let title = format!(
         "{} · {} · {}s · {}",

@@ -258,3 +258,44 @@ fn orchestrator_toggles_through_the_conversation() {
         }]
     );
 }
+
+#[test]
+fn childrens_events_are_chrome_and_the_parents_are_not() {
+    // Children's progress repaints at most once per chrome frame, however
+    // fast eight of them stream; the parent's own text paints at once.
+    let child = zut_tui::TuiEvent::Subagent {
+        id: "sa-1-ab12".into(),
+        event: AgentEvent::TextDelta {
+            delta: "lorem".into(),
+        },
+    };
+    assert!(zut_tui::status::is_chrome(&child));
+    let own = zut_tui::TuiEvent::Agent(AgentEvent::TextDelta {
+        delta: "lorem".into(),
+    });
+    assert!(!zut_tui::status::is_chrome(&own));
+}
+
+#[test]
+fn a_long_reply_without_newlines_stays_bounded_in_the_transcript_view() {
+    let mut a = app(120, 22);
+    start(&mut a, "sa-1-ab12", "stream a long line");
+    for i in 0..20_000 {
+        let delta = if i == 19_999 { "THE-END" } else { "0123456789" };
+        event(
+            &mut a,
+            "sa-1-ab12",
+            AgentEvent::TextDelta {
+                delta: delta.into(),
+            },
+        );
+    }
+    let c = a.subagents.get("sa-1-ab12").unwrap();
+    assert!(c.lines.len() <= 2000, "{}", c.lines.len());
+    assert!(c.lines.iter().all(|l| l.chars().count() <= 96));
+    typ(&mut a, "/subagents");
+    key(&mut a, KeyCode::Enter);
+    key(&mut a, KeyCode::Enter);
+    let view = live(&mut a);
+    assert!(view.contains("THE-END"), "{view}");
+}

@@ -3,6 +3,7 @@
 //! ([`orchestrate`]). See docs/subagents.md.
 
 mod child_files;
+pub mod limits;
 pub mod link;
 pub mod orchestrate;
 pub mod profiles;

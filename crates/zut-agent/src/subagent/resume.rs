@@ -118,9 +118,7 @@ impl Runtime {
         let provider = if meta.model.is_empty() || meta.model == parent_provider.model() {
             parent_provider.clone()
         } else {
-            let mut c = parent_provider.config().clone();
-            c.model = meta.model.clone();
-            Provider::new(c).map_err(|e| format!("subagent: {e}"))?
+            parent_provider.with_model(&meta.model)
         };
         let timeout = profile
             .as_ref()

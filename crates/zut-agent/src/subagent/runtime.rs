@@ -24,6 +24,10 @@ use tokio_util::sync::CancellationToken;
 use zut_ext_host::ExtensionHost;
 use zut_providers::{Part, Provider, Reasoning};
 
+pub use crate::subagent::limits::{
+    max_concurrent_from_env, timeout_from_env, Limits, DEFAULT_TIMEOUT,
+};
+
 use crate::agent::Agent;
 use crate::config::AgentConfig;
 use crate::event::{AgentEvent, UsageCounts};
@@ -37,9 +41,6 @@ use crate::subagent::profiles::{Profile, ProfileSet, PromptMode};
 /// Held while a `write` or `edit` runs, so that agents sharing a
 /// workspace never interleave the read and the write of one edit.
 pub static FILE_EDITS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-
-/// Default per-turn time budget of a child.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1800);
 
 /// Bytes of a child's final text put in a tool result (the full text is in
 /// `result.json` and the transcript).
@@ -92,7 +93,7 @@ impl ChildState {
 pub struct ChildStatus {
     /// State.
     pub state: ChildState,
-    /// The last turn's final text.
+    /// The last turn's final text, capped as `result.json` caps it.
     pub final_text: String,
     /// The last turn's error.
     pub error: Option<String>,
@@ -305,29 +306,6 @@ pub struct Runtime {
     pub(super) feed: Arc<Feed>,
 }
 
-/// `ZUT_SUBAGENTS_MAX_CONCURRENT`, else the CPU count.
-pub fn max_concurrent_from_env() -> usize {
-    std::env::var("ZUT_SUBAGENTS_MAX_CONCURRENT")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|n| *n > 0)
-        .unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map(usize::from)
-                .unwrap_or(4)
-        })
-}
-
-/// `ZUT_SUBAGENTS_TIMEOUT` (seconds), else [`DEFAULT_TIMEOUT`].
-pub fn timeout_from_env() -> Duration {
-    std::env::var("ZUT_SUBAGENTS_TIMEOUT")
-        .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .filter(|n| *n > 0)
-        .map(Duration::from_secs)
-        .unwrap_or(DEFAULT_TIMEOUT)
-}
-
 impl Runtime {
     /// A runtime writing under `zut_home`, with `profiles`.
     pub fn new(
@@ -358,15 +336,15 @@ impl Runtime {
     }
 
     /// For `cwd`: profiles from the usual places, limits from the
-    /// environment.
-    pub fn from_env(zut_home: PathBuf, cwd: &Path) -> Self {
+    /// environment, else `limits` (the configuration), else the defaults.
+    pub fn from_env(zut_home: PathBuf, cwd: &Path, limits: Limits) -> Self {
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let profiles = crate::subagent::profiles::discover(cwd, home.as_deref());
         Self::new(
             zut_home,
             profiles,
-            max_concurrent_from_env(),
-            timeout_from_env(),
+            max_concurrent_from_env(limits.max_concurrent),
+            timeout_from_env(limits.timeout),
         )
     }
 
@@ -460,6 +438,16 @@ impl Runtime {
         if self.root.is_cancelled() {
             return Err("subagent: the parent was aborted; no new children".to_string());
         }
+        let model = spec
+            .model
+            .clone()
+            .or(spec.profile.as_ref().and_then(|p| p.model.clone()));
+        if let Some(m) = model.as_deref() {
+            // A model the provider's catalogue does not know is refused
+            // before anything is created (local providers take any name).
+            crate::controller::models::check(parent_provider.name(), parent_provider.model(), m)
+                .map_err(|e| format!("subagent: {e}"))?;
+        }
         let n = self.seq.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         let id = format!("sa-{n}-{}", short_random());
         let dir = self.zut_home.join("subagents").join(&id);
@@ -485,17 +473,9 @@ impl Runtime {
                 .and_then(|p| p.timeout_secs)
                 .map(Duration::from_secs))
             .unwrap_or(self.timeout);
-        let model = spec
-            .model
-            .clone()
-            .or(spec.profile.as_ref().and_then(|p| p.model.clone()));
         let provider = match model.filter(|m| m != parent_provider.model()) {
             None => parent_provider.clone(),
-            Some(m) => {
-                let mut c = parent_provider.config().clone();
-                c.model = m;
-                Provider::new(c).map_err(|e| format!("subagent: {e}"))?
-            }
+            Some(m) => parent_provider.with_model(&m),
         };
         if let Some(p) = spec.profile.as_ref().and_then(|p| p.provider.as_deref()) {
             if p != provider.name() {
@@ -670,9 +650,13 @@ impl Worker {
             if child.workspace == "worktree" {
                 capture_patch(&child).await;
             }
+            // Kept as `result.json` keeps it (the transcript has it all):
+            // eight long replies are not held twice for the run's life.
+            let kept = clip(&final_text, RESULT_BYTES);
+            drop(final_text);
             child.update(|s| {
                 s.state = state;
-                s.final_text = final_text.clone();
+                s.final_text = kept.clone();
                 s.error = error.clone();
                 s.turns += 1;
                 s.tool = None;
@@ -681,7 +665,7 @@ impl Worker {
                 let st = child.status();
                 let end = AgentEvent::SubagentEnd {
                     state: state.as_str().to_string(),
-                    final_text: clip(&final_text, SUMMARY_BYTES),
+                    final_text: clip(&kept, SUMMARY_BYTES),
                     error: error.clone(),
                     turns: st.turns,
                     usage: st.usage,
@@ -694,8 +678,8 @@ impl Worker {
                 line.push_str(&format!(" ({e})"));
             }
             line.push_str(&format!(" — {}\n", clip(&child.task, 120)));
-            if !final_text.is_empty() {
-                line.push_str(&format!("  final: {}\n", clip(&final_text, 600)));
+            if !kept.is_empty() {
+                line.push_str(&format!("  final: {}\n", clip(&kept, 600)));
             }
             line.push_str(&format!("  transcript: {}\n", child.transcript.display()));
             lock(&updates).push_back(line);
@@ -721,6 +705,10 @@ pub fn child_config(
     cwd: &Path,
 ) -> Result<AgentConfig, String> {
     let mut c = parent.clone();
+    if cwd != parent.cwd {
+        // A worktree child: the parent's jail, rooted at its worktree.
+        c.jail = parent.jail.for_cwd(cwd);
+    }
     c.cwd = cwd.to_path_buf();
     c.system.cwd = cwd.to_path_buf();
     c.confirm_tools = parent.confirm_tools;

@@ -183,7 +183,7 @@ impl Agent {
             return rt.clone();
         }
         let (home, cwd) = (self.config.system.zut_home.clone(), self.config.cwd.clone());
-        let rt = Arc::new(Runtime::from_env(home, &cwd));
+        let rt = Arc::new(Runtime::from_env(home, &cwd, self.config.subagents));
         self.subagent_link.attach(&rt);
         self.subagents = Some(rt.clone());
         rt

@@ -122,6 +122,14 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
             agent.goals.time = std::time::Duration::from_secs(m.saturating_mul(60));
         }
     }
+    if let Some(s) = settings.config_file.as_ref().map(|c| &c.subagents) {
+        agent.subagents = zut_agent::subagent::runtime::Limits {
+            max_concurrent: s
+                .max_concurrent
+                .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+            timeout: s.timeout_secs.map(std::time::Duration::from_secs),
+        };
+    }
     agent.system.system_prompt = args.system_prompt.clone();
     agent.system.append = args.append_system_prompt.clone();
     if args.orchestrate {

@@ -181,4 +181,5 @@ pub fn wait_until(secs: u64, mut cond: impl FnMut() -> bool) -> bool {
     }
     cond()
 }
+pub mod subagents;
 pub mod tmux;

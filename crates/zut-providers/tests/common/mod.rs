@@ -179,6 +179,7 @@ pub fn shape(events: &[StreamEvent]) -> Vec<String> {
         let s = match e {
             StreamEvent::RequestStarted { attempt, .. } => format!("start#{attempt}"),
             StreamEvent::RetryScheduled { attempt, .. } => format!("retry#{attempt}"),
+            StreamEvent::RateLimited { .. } => "rate_limited".into(),
             StreamEvent::AssistantStart => "assistant".into(),
             StreamEvent::TextDelta(_) => "text".into(),
             StreamEvent::ThinkingDelta(_) => "thinking".into(),

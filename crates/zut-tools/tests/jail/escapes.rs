@@ -286,3 +286,29 @@ async fn python_runs_inside_the_jail() {
     assert_eq!(read(&victim), "original\n", "{text}");
     assert_eq!(read(&env.ws.join("inside.txt")), "ok", "{text}");
 }
+
+#[test]
+fn a_switch_for_another_directory_follows_the_first() {
+    // A subagent's worktree: the same jail rooted elsewhere, turned on and
+    // off with the session's switch (`/jail`, `/unjail`).
+    let env = Env::new();
+    let switch = zut_tools::JailSwitch::new(env.spec(Network::None), false);
+    let elsewhere = env.outside.join("worktree");
+    let child = switch.for_cwd(&elsewhere);
+    assert!(!child.is_jailed());
+    switch.set_jailed(true);
+    assert!(child.is_jailed());
+    let d = child.describe();
+    assert!(
+        d.starts_with(&format!("jailed to {}", elsewhere.display())),
+        "{d}"
+    );
+    assert!(
+        switch.describe().starts_with("jailed to "),
+        "{}",
+        switch.describe()
+    );
+    assert!(!switch.describe().contains(&elsewhere.display().to_string()));
+    child.set_jailed(false);
+    assert!(!switch.is_jailed());
+}
