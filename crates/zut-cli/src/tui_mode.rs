@@ -46,6 +46,10 @@ impl zut_tui::Controller for TuiController {
         self.ctrl.add_user_context(text);
     }
 
+    fn mention_candidates(&mut self) -> Vec<String> {
+        self.ctrl.mcp_mention_candidates()
+    }
+
     fn side_question(&mut self, question: String) -> bool {
         let ask = self.ctrl.side_question(question.clone());
         let tx = self.tx.clone();

@@ -64,6 +64,9 @@ pub enum Effect {
     },
     /// List the project's files for the `@` picker (once).
     ListFiles,
+    /// Ask for the `@server:uri` completions of MCP resources (on each
+    /// `@`: servers become ready and change their lists).
+    ListMentions,
     /// Ask the conversation for a picker's rows.
     OpenPicker(crate::pickers::PickerKind),
     /// Answer a tool call waiting for approval.
@@ -141,6 +144,8 @@ pub struct App {
     pub files: Option<Vec<String>>,
     /// The file list was asked for.
     pub files_requested: bool,
+    /// `@server:uri` of the MCP resources, offered with the files.
+    pub mentions: Vec<String>,
     /// The open picker (sessions, fork, tree, model, settings), which has
     /// the keys.
     pub picker: Option<crate::pickers::Picker>,
@@ -181,6 +186,7 @@ impl App {
             bell_pending: false,
             files: None,
             files_requested: false,
+            mentions: Vec::new(),
             picker: None,
             last_esc: None,
             sidebar_hidden: false,
@@ -224,10 +230,13 @@ impl App {
             return None;
         }
         let (at, q) = crate::files::query(self.editor.text(), self.editor.cursor())?;
-        let files = self.files.as_ref()?;
+        if self.files.is_none() && self.mentions.is_empty() {
+            return None;
+        }
+        let files = self.files.as_deref().unwrap_or_default();
         Some((
             at,
-            crate::files::matches(files, q)
+            crate::files::matches_in(&[&self.mentions, files], q)
                 .into_iter()
                 .map(str::to_string)
                 .collect(),
@@ -315,9 +324,12 @@ impl App {
             self.popup_selected = 0;
             self.popup_dismissed = false;
             self.quit_armed = None;
-            if c == '@' && !self.files_requested {
-                self.files_requested = true;
-                return vec![Effect::ListFiles];
+            if c == '@' {
+                if !self.files_requested {
+                    self.files_requested = true;
+                    return vec![Effect::ListFiles, Effect::ListMentions];
+                }
+                return vec![Effect::ListMentions];
             }
             return Vec::new();
         }

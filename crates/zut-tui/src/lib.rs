@@ -108,6 +108,11 @@ pub trait Controller: Send {
         let _ = question;
         false
     }
+    /// `@` completions besides the project's files: `server:uri` of the
+    /// MCP resources the ready servers list (offered as `@server:uri`).
+    fn mention_candidates(&mut self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// What an extension command answered.

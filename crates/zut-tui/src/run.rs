@@ -159,6 +159,16 @@ pub async fn run(
                         let _ = tx.send(crate::files::list(&cwd));
                     });
                 }
+                Effect::ListMentions => {
+                    // MCP resources complete as `@server:uri` (the `@`
+                    // kept: picking one inserts the mention as is), asked
+                    // again on each `@` as servers become ready.
+                    app.mentions = ctrl
+                        .mention_candidates()
+                        .into_iter()
+                        .map(|m| format!("@{m}"))
+                        .collect();
+                }
                 Effect::OpenPicker(kind) => ctrl.open_picker(kind),
                 Effect::Pick { kind, value } => ctrl.pick(kind, value),
                 Effect::Approve {
