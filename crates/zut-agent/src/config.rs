@@ -66,6 +66,12 @@ pub struct AgentConfig {
     /// Budgets of autonomous goals (`config.json` `goals`,
     /// `crate::goals`).
     pub goals: crate::goals::GoalBudget,
+    /// The front end shows MCP elicitation forms (the TUI; an ACP client
+    /// that declared form elicitation): declared to the servers from their
+    /// first connection, and turned on with the conversation
+    /// (`Controller::set_mcp_elicitation`). Off: not declared; servers
+    /// asking anyway are declined.
+    pub mcp_elicitation: bool,
 }
 
 impl AgentConfig {
@@ -102,6 +108,7 @@ impl AgentConfig {
             long_session: Default::default(),
             orchestrate: false,
             goals: Default::default(),
+            mcp_elicitation: false,
         }
     }
 }

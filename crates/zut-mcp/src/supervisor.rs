@@ -26,6 +26,8 @@ pub(crate) struct Env {
     pub env: crate::manager::EnvLookup,
     /// The session's jail switch (stdio servers' sandbox).
     pub jail: zut_tools::JailSwitch,
+    /// Elicitation: declared or not, and who answers.
+    pub elicitation: crate::elicit::Elicitation,
 }
 
 fn backoff(failures: u32) -> Duration {
@@ -44,6 +46,7 @@ pub(crate) async fn run(slot: Arc<Slot>, env: Arc<Env>) {
             home: &env.home,
             env: &*env.env,
             jail: &env.jail,
+            elicitation: &env.elicitation,
         };
         let attempt = tokio::select! {
             r = tokio::time::timeout(env.startup_timeout, connect(&cx)) => r,
@@ -62,7 +65,19 @@ pub(crate) async fn run(slot: Arc<Slot>, env: Arc<Env>) {
                 slot.set_peer(Some(peer));
                 slot.set_status(ServerStatus::Ready);
                 crate::fsutil::log_marker(&env.home, &slot.config.name, "ready");
-                let stop = tokio::select! {
+                let told = slot
+                    .elicitation_declared
+                    .load(std::sync::atomic::Ordering::Acquire);
+                let stop = if told != env.elicitation.declared() {
+                    // A front end came or went during the handshake.
+                    crate::fsutil::log_marker(
+                        &env.home,
+                        &slot.config.name,
+                        "elicitation changed during the handshake: reconnecting",
+                    );
+                    Some(false)
+                } else {
+                    tokio::select! {
                     _ = slot.stop.cancelled() => Some(true),
                     _ = slot.reconnect.notified() => Some(false),
                     _ = jail_flipped(&slot, &env.jail, &conn) => {
@@ -78,6 +93,7 @@ pub(crate) async fn run(slot: Arc<Slot>, env: Arc<Env>) {
                         Some(false)
                     }
                     _ = wait_closed(&conn) => None,
+                    }
                 };
                 slot.set_peer(None);
                 let exit = close(&mut conn).await;

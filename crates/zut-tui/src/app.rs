@@ -69,6 +69,13 @@ pub enum Effect {
     ListMentions,
     /// Ask the conversation for a picker's rows.
     OpenPicker(crate::pickers::PickerKind),
+    /// Answer an MCP server's elicitation.
+    AnswerElicitation {
+        /// The controller's request id.
+        request_id: u64,
+        /// The answer.
+        answer: zut_types::ElicitationAnswer,
+    },
     /// Answer a tool call waiting for approval.
     Approve {
         /// The controller's request id.
@@ -158,6 +165,8 @@ pub struct App {
     pub themes: crate::themes::Catalog,
     /// Tool calls waiting for approval (`--no-yolo`).
     pub confirms: crate::confirm::Confirms,
+    /// MCP elicitation forms waiting for an answer.
+    pub elicits: crate::elicit_view::Elicits,
     /// Reasoning in progress.
     pub thinking: crate::thinking::Thinking,
     /// The goal status last shown in the transcript (`crate::goal_view`).
@@ -192,6 +201,7 @@ impl App {
             sidebar_hidden: false,
             themes: crate::themes::Catalog::default(),
             confirms: Default::default(),
+            elicits: Default::default(),
             thinking: Default::default(),
             goal_shown: None,
         }
@@ -276,6 +286,10 @@ impl App {
                 })
                 .collect();
         }
+        if crate::elicit_view::focused(self) {
+            crate::elicit_view::paste(self, text);
+            return Vec::new();
+        }
         if crate::confirm::focused(self) {
             crate::confirm::paste(self, text);
             return Vec::new();
@@ -309,6 +323,9 @@ impl App {
                 }],
                 crate::panel_keys::PanelKey::Ignore => Vec::new(),
             };
+        }
+        if crate::elicit_view::focused(self) {
+            return crate::elicit_view::key(self, key);
         }
         if crate::confirm::focused(self) {
             return crate::confirm::key(self, key);
@@ -581,6 +598,7 @@ impl App {
     pub fn agent(&mut self, ev: &AgentEvent) -> Vec<Effect> {
         crate::thinking::on_event(self, ev, Instant::now());
         crate::confirm::on_event(self, ev);
+        crate::elicit_view::on_event(self, ev);
         match self.chrome.intercepts.annotate(ev) {
             Some(shown) => self.transcript.apply(&shown, &self.theme),
             None => self.transcript.apply(ev, &self.theme),

@@ -171,6 +171,11 @@ pub async fn run(
                 }
                 Effect::OpenPicker(kind) => ctrl.open_picker(kind),
                 Effect::Pick { kind, value } => ctrl.pick(kind, value),
+                Effect::AnswerElicitation { request_id, answer } => {
+                    if let Err(e) = ctrl.answer_elicitation(request_id, answer) {
+                        app.push_note("error", format!("MCP form not sent: {e}"));
+                    }
+                }
                 Effect::Approve {
                     request_id,
                     decision,

@@ -346,6 +346,9 @@ fn at_file_picker_lists_and_inserts_a_path() {
     a.mentions = vec!["@docs:config://main".into()];
     typ(&mut a, "main");
     let shown = a.file_picker().unwrap().1;
-    assert!(shown.contains(&"@docs:config://main".to_string()), "{shown:?}");
+    assert!(
+        shown.contains(&"@docs:config://main".to_string()),
+        "{shown:?}"
+    );
     assert!(shown.contains(&"src/main.rs".to_string()), "{shown:?}");
 }
