@@ -58,6 +58,21 @@ pub(crate) async fn run(slot: Arc<Slot>, env: Arc<Env>) {
         };
         let reason = match attempt {
             Ok(Ok(mut conn)) => {
+                let told = slot
+                    .elicitation_declared
+                    .load(std::sync::atomic::Ordering::Acquire);
+                if told != env.elicitation.declared() {
+                    // A front end came or went during the handshake:
+                    // connect again before anything is offered (calls
+                    // wait while the server is starting).
+                    crate::fsutil::log_marker(
+                        &env.home,
+                        &slot.config.name,
+                        "elicitation changed during the handshake: reconnecting",
+                    );
+                    let _ = close(&mut conn).await;
+                    continue;
+                }
                 let peer = conn.running.peer().clone();
                 let mut catalog = list_catalog(&slot, &peer).await;
                 catalog.instructions = peer.peer_info().and_then(|i| i.instructions.clone());
@@ -65,19 +80,7 @@ pub(crate) async fn run(slot: Arc<Slot>, env: Arc<Env>) {
                 slot.set_peer(Some(peer));
                 slot.set_status(ServerStatus::Ready);
                 crate::fsutil::log_marker(&env.home, &slot.config.name, "ready");
-                let told = slot
-                    .elicitation_declared
-                    .load(std::sync::atomic::Ordering::Acquire);
-                let stop = if told != env.elicitation.declared() {
-                    // A front end came or went during the handshake.
-                    crate::fsutil::log_marker(
-                        &env.home,
-                        &slot.config.name,
-                        "elicitation changed during the handshake: reconnecting",
-                    );
-                    Some(false)
-                } else {
-                    tokio::select! {
+                let stop = tokio::select! {
                     _ = slot.stop.cancelled() => Some(true),
                     _ = slot.reconnect.notified() => Some(false),
                     _ = jail_flipped(&slot, &env.jail, &conn) => {
@@ -93,8 +96,12 @@ pub(crate) async fn run(slot: Arc<Slot>, env: Arc<Env>) {
                         Some(false)
                     }
                     _ = wait_closed(&conn) => None,
-                    }
                 };
+                if stop == Some(false) {
+                    // Calls arriving now wait for the new connection
+                    // instead of failing on a `ready` server with no peer.
+                    slot.set_status(ServerStatus::Starting);
+                }
                 slot.set_peer(None);
                 let exit = close(&mut conn).await;
                 match stop {

@@ -80,6 +80,7 @@ pub async fn serve(conv: Conversation, stop: tokio::sync::oneshot::Receiver<()>)
         commands: Arc::new(AtomicBool::new(false)),
         ext_ui,
         sessions: false,
+        elicitation: false,
         zut_home,
         tasks: JoinSet::new(),
     };
