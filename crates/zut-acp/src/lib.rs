@@ -9,6 +9,7 @@
 
 mod children;
 mod commands;
+mod elicit;
 mod files;
 mod permission;
 mod plan;
@@ -50,6 +51,11 @@ pub struct OpenRequest {
     /// conversation with `zut_mcp::acp::start_for_session` and give the
     /// manager to `zut_agent::Agent::set_mcp` (they stop with it).
     pub mcp_servers: Vec<serde_json::Value>,
+    /// The client declared form elicitation: the MCP servers' requests
+    /// for input are forwarded to it as `elicitation/create` (set
+    /// `zut_agent::AgentConfig::mcp_elicitation`); otherwise they are
+    /// declined and nothing is declared to the servers.
+    pub elicitation: bool,
 }
 
 /// Builds conversations for `session/new` and `session/load` (the CLI sets

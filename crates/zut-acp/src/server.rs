@@ -37,6 +37,11 @@ pub async fn serve_stdio(backend: Arc<dyn Backend>) -> Result<(), String> {
                     t.initialized = true;
                     let fs = &req.client_capabilities.fs;
                     t.fs = (fs.read_text_file, fs.write_text_file);
+                    t.elicitation = req
+                        .client_capabilities
+                        .elicitation
+                        .as_ref()
+                        .is_some_and(|e| e.form.is_some());
                 }
                 responder.respond(
                     InitializeResponse::new(req.protocol_version)
@@ -187,7 +192,10 @@ async fn open(
     resume: Option<String>,
     mcp_servers: Vec<serde_json::Value>,
 ) -> Result<(String, Session), Error> {
-    let (read, write) = table.lock().fs;
+    let ((read, write), elicitation) = {
+        let t = table.lock();
+        (t.fs, t.elicitation)
+    };
     let cell = Arc::new(std::sync::OnceLock::new());
     let files: Option<Arc<dyn zut_tools::FileAccess>> = if read || write {
         Some(Arc::new(crate::files::ClientFiles {
@@ -205,6 +213,7 @@ async fn open(
             files,
             resume: resume.clone(),
             mcp_servers,
+            elicitation,
         })
         .await
         .map_err(|e| Error::internal_error().data(e))?;
@@ -427,6 +436,27 @@ async fn pump(
                 None => continue,
             },
         };
+        match agent_ev {
+            AgentEvent::McpElicitation {
+                request_id,
+                message,
+                schema,
+                ..
+            } => {
+                crate::elicit::spawn(
+                    conn,
+                    sid.clone(),
+                    s.controller.clone(),
+                    request_id,
+                    message,
+                    schema,
+                );
+                continue;
+            }
+            // The client's request is answered or dropped by then.
+            AgentEvent::McpElicitationClosed { .. } => continue,
+            _ => {}
+        }
         if let AgentEvent::ToolApprovalRequested {
             request_id,
             id,

@@ -33,6 +33,8 @@ pub(crate) struct Table {
     pub next: u64,
     /// The client's `fs.readTextFile` and `fs.writeTextFile`.
     pub fs: (bool, bool),
+    /// The client shows form elicitations (`elicitation.form`).
+    pub elicitation: bool,
 }
 
 /// Shared handle on the table.

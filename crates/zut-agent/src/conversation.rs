@@ -126,6 +126,8 @@ pub fn open(setup: Setup, session: SessionRequest) -> Result<Conversation, Strin
     };
     let (home, cwd) = (config.system.zut_home.clone(), config.cwd.clone());
     let jail = config.jail.clone();
+    let ask = config.mcp_elicitation;
+    let elicitation = zut_mcp::Elicitation::declared_from_start(ask);
     let mut agent = Agent::new(provider, None, config);
     agent.set_file_access(files);
     // MCP servers start on tasks of their own (zut-mcp).
@@ -133,12 +135,13 @@ pub fn open(setup: Setup, session: SessionRequest) -> Result<Conversation, Strin
     let manager = match mcp {
         McpServers::None => None,
         McpServers::Configured => {
-            let (m, n) = zut_mcp::McpManager::start_default_jailed(&home, &cwd, jail);
+            let (m, n) = zut_mcp::McpManager::start_default_with(&home, &cwd, jail, elicitation);
             notes = n;
             Some(m)
         }
         McpServers::WithAcp(servers) => {
-            let (m, n) = zut_mcp::acp::start_for_session_jailed(&home, &cwd, &servers, jail);
+            let (m, n) =
+                zut_mcp::acp::start_for_session_with(&home, &cwd, &servers, jail, elicitation);
             notes = n;
             Some(m)
         }
@@ -158,6 +161,9 @@ pub fn open(setup: Setup, session: SessionRequest) -> Result<Conversation, Strin
         session: info,
     };
     let (controller, events) = Controller::start(agent, ui_rx, Some(startup), unavailable);
+    if ask {
+        controller.set_mcp_elicitation(true);
+    }
     Ok(Conversation {
         controller,
         events,

@@ -34,6 +34,8 @@ impl Backend for CliBackend {
             // The editor's MCP servers (and the user's): they stop with
             // the session.
             setup.mcp = zut_agent::conversation::McpServers::WithAcp(req.mcp_servers);
+            // MCP elicitations go to a client that shows forms.
+            setup.agent.mcp_elicitation = req.elicitation;
             if let Err(e) = &setup.provider {
                 return Err(e.clone());
             }

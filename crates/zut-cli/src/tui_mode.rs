@@ -46,6 +46,18 @@ impl zut_tui::Controller for TuiController {
         self.ctrl.add_user_context(text);
     }
 
+    fn answer_elicitation(
+        &mut self,
+        request_id: u64,
+        answer: zut_agent::ElicitationAnswer,
+    ) -> Result<(), String> {
+        self.ctrl.answer_elicitation(request_id, answer)
+    }
+
+    fn mention_candidates(&mut self) -> Vec<String> {
+        self.ctrl.mcp_mention_candidates()
+    }
+
     fn side_question(&mut self, question: String) -> bool {
         let ask = self.ctrl.side_question(question.clone());
         let tx = self.tx.clone();
@@ -208,6 +220,8 @@ pub fn run(args: &GlobalArgs) -> i32 {
     // thinking indicator needs the reasoning deltas; interception blocks
     // are shown with their reasons.
     setup.agent.confirm_tools = args.no_yolo;
+    // The TUI shows MCP servers' elicitation forms.
+    setup.agent.mcp_elicitation = true;
     setup.agent.reasoning_events = true;
     setup.agent.interception_events = true;
     // The `subagent` tool is on by default here; headless runs offer it

@@ -222,3 +222,69 @@ async fn mcp_as_text_and_its_actions_in_print_mode() {
     );
     assert!(server.requests().is_empty(), "no model call for /mcp");
 }
+
+/// `@` in the TUI editor completes MCP resources as `@server:uri` next to
+/// the project's files, asked again on each `@` (a server that became
+/// ready after the first `@` is offered); the completed mention attaches
+/// the resource to the prompt the model receives.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_completes_mcp_resources_and_the_mention_attaches_it() {
+    if !have_tmux() {
+        return;
+    }
+    if std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let env = TestEnv::new();
+    let fake =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../zut-mcp/tests/fixtures/fake_server.py");
+    // The server answers nothing until the gate file exists.
+    let gate = env.home.join("gate");
+    std::fs::write(
+        env.home.join("config.json"),
+        json!({"mcpServers": {
+            "fake": {"command": "python3", "args": [fake.to_str().unwrap(), "gate", gate.to_str().unwrap()]}
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(env.project.join("notes.txt"), "x").unwrap();
+    let server = LlmServer::start().await.unwrap();
+    server.push(zut_llm_server::Script::anthropic_text("milk noted"));
+    let t = Tmux::start(&env, &server, &["--no-ext"], 120, 30);
+    started(&t);
+    // The first `@` while the server is starting: the files only.
+    t.typ("what do @not");
+    wait_screen(&t, "the file completion", |s| s.contains("notes.txt"));
+    assert!(!t.screen().contains("@fake:"), "{}", t.screen());
+    t.keys(&["C-u"]);
+    wait_screen(&t, "editor cleared", |s| !s.contains("what do @not"));
+    std::fs::write(&gate, "").unwrap();
+    open_until(&t, "fake ready", |s| row(s, "fake").contains("ready · "));
+    t.keys(&["Escape"]);
+    wait_screen(&t, "picker closed", |s| !s.contains("mcp servers ·"));
+    // A later `@` offers the resource.
+    t.typ("what do @fak");
+    wait_screen(&t, "the completion", |s| s.contains("@fake:mem://notes"));
+    t.keys(&["Tab"]);
+    // (A capture drops the trailing space the completion adds.)
+    wait_screen(&t, "completed", |s| {
+        s.contains("▌ what do @fake:mem://notes")
+    });
+    t.typ("say");
+    wait_screen(&t, "typed on", |s| {
+        s.contains("what do @fake:mem://notes say")
+    });
+    t.keys(&["Enter"]);
+    wait_screen(&t, "the answer", |s| s.contains("milk noted"));
+    let body = &server.requests()[0].raw_body;
+    assert!(body.contains("what do @fake:mem://notes say"), "{body}");
+    assert!(body.contains("remember the milk"), "{body}");
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT:0", 5);
+}

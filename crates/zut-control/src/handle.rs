@@ -45,6 +45,18 @@ pub trait ConversationHandle: Send + Sync {
     /// its `request_id`); `false` when it was no longer pending.
     fn answer_approval(&self, request_id: u64, decision: ApprovalDecision) -> bool;
 
+    /// Answers a pending MCP elicitation (`AgentEvent::McpElicitation`
+    /// carried its `request_id`); an answer that does not fit the form,
+    /// or a request no longer pending, is an error.
+    fn answer_elicitation(
+        &self,
+        request_id: u64,
+        answer: zut_types::ElicitationAnswer,
+    ) -> Result<(), String> {
+        let _ = (request_id, answer);
+        Err("this conversation takes no elicitation answers".into())
+    }
+
     /// The conversation's messages as the model sees them.
     fn messages(&self) -> Arc<Vec<Message>>;
 

@@ -77,8 +77,27 @@ pub fn start_for_session_jailed(
     acp_servers: &[Value],
     jail: zut_tools::JailSwitch,
 ) -> (McpManager, Vec<String>) {
+    start_for_session_with(
+        home,
+        cwd,
+        acp_servers,
+        jail,
+        crate::elicit::Elicitation::default(),
+    )
+}
+
+/// [`start_for_session_jailed`] with the elicitation handle (declared
+/// from the start when the editor can show forms).
+pub fn start_for_session_with(
+    home: &Path,
+    cwd: &Path,
+    acp_servers: &[Value],
+    jail: zut_tools::JailSwitch,
+    elicitation: crate::elicit::Elicitation,
+) -> (McpManager, Vec<String>) {
     let (mut opts, mut notes) = McpOptions::from_env(home, cwd);
     opts.jail = jail;
+    opts.elicitation = elicitation;
     let (servers, problems) = servers_from_acp(acp_servers);
     notes.extend(
         problems

@@ -41,6 +41,8 @@ pub(crate) struct ConnectCtx<'a> {
     pub env: &'a (dyn Fn(&str) -> Option<String> + Send + Sync),
     /// The session's jail switch.
     pub jail: &'a zut_tools::JailSwitch,
+    /// Whether (and who) answers elicitations.
+    pub elicitation: &'a crate::elicit::Elicitation,
 }
 
 pub(crate) async fn connect(cx: &ConnectCtx<'_>) -> Result<Connection, ConnectError> {
@@ -54,6 +56,7 @@ pub(crate) async fn connect(cx: &ConnectCtx<'_>) -> Result<Connection, ConnectEr
         slot: Arc::downgrade(slot),
         project: cx.project.to_path_buf(),
         home: cx.home.to_path_buf(),
+        elicitation: cx.elicitation.clone(),
     };
     match transport {
         TransportConfig::Stdio { command, args, env } => {

@@ -1,6 +1,7 @@
-//! zut's side of the protocol: honest capabilities (roots only: the project
-//! directory), progress routing, `list_changed` refreshes, server log
-//! messages to the server's log file.
+//! zut's side of the protocol: honest capabilities (roots: the project
+//! directory; elicitation in form mode only while a front end can answer,
+//! [`crate::elicit`]), progress routing, `list_changed` refreshes, server
+//! log messages to the server's log file.
 //!
 //! Roots and logging are deprecated by SEP-2577 but still what deployed
 //! servers (server-filesystem) use, hence the `allow(deprecated)`.
@@ -10,7 +11,8 @@ use std::path::PathBuf;
 use std::sync::Weak;
 
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, Implementation, ListRootsResult,
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationCapability, FormElicitationCapability, Implementation, ListRootsResult,
     LoggingMessageNotificationParam, ProgressNotificationParam, Root, RootsCapabilities,
 };
 use rmcp::service::{NotificationContext, RequestContext};
@@ -23,6 +25,7 @@ pub(crate) struct Handler {
     pub slot: Weak<Slot>,
     pub project: PathBuf,
     pub home: PathBuf,
+    pub elicitation: crate::elicit::Elicitation,
 }
 
 impl ClientHandler for Handler {
@@ -31,6 +34,17 @@ impl ClientHandler for Handler {
         let mut roots = RootsCapabilities::default();
         roots.list_changed = Some(false);
         caps.roots = Some(roots);
+        let declared = self.elicitation.declared();
+        if declared {
+            // Form mode only; answers are checked against the schema.
+            let mut form = FormElicitationCapability::default();
+            form.schema_validation = Some(true);
+            caps.elicitation = Some(ElicitationCapability::default().with_form(form));
+        }
+        if let Some(slot) = self.slot.upgrade() {
+            slot.elicitation_declared
+                .store(declared, std::sync::atomic::Ordering::Release);
+        }
         ClientConfig::new(caps, Implementation::new("zut", env!("CARGO_PKG_VERSION")))
     }
 
@@ -45,6 +59,58 @@ impl ClientHandler for Handler {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned());
         Ok(ListRootsResult::new(vec![root]))
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        ctx: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let name = self
+            .slot
+            .upgrade()
+            .map(|s| s.config.name.clone())
+            .unwrap_or_default();
+        let (answer, line) = match request {
+            ElicitRequestParams::FormElicitationParams {
+                message,
+                requested_schema,
+                ..
+            } => {
+                let order = requested_schema
+                    .property_order
+                    .clone()
+                    .unwrap_or_else(|| requested_schema.properties.keys().cloned().collect());
+                let schema = serde_json::to_value(&requested_schema).unwrap_or_default();
+                crate::fsutil::log_marker(
+                    &self.home,
+                    &name,
+                    &format!("elicitation asked: {message}"),
+                );
+                tokio::select! {
+                    r = self.elicitation.ask(&name, message, schema, order) => r,
+                    () = ctx.ct.cancelled() => (
+                        zut_types::ElicitationAnswer::cancel(),
+                        "elicitation withdrawn by the server".to_string(),
+                    ),
+                }
+            }
+            _ => (
+                zut_types::ElicitationAnswer::decline(),
+                "elicitation declined: URL mode is not supported".to_string(),
+            ),
+        };
+        crate::fsutil::log_marker(&self.home, &name, &line);
+        let action = match answer.action {
+            zut_types::ElicitationAction::Accept => ElicitationAction::Accept,
+            zut_types::ElicitationAction::Decline => ElicitationAction::Decline,
+            zut_types::ElicitationAction::Cancel => ElicitationAction::Cancel,
+        };
+        let mut result = ElicitResult::new(action);
+        if let Some(content) = answer.content {
+            result = result.with_content(serde_json::Value::Object(content));
+        }
+        Ok(result)
     }
 
     async fn on_progress(

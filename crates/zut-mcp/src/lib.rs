@@ -10,6 +10,7 @@
 //!   ([`config`]); project servers need a trust answer ([`trust`]).
 //! - Lazy loading ([`lazy`]), tool naming ([`naming`]), result mapping
 //!   ([`content`]), prompts as slash commands ([`prompts`]).
+//! - Elicitation ([`elicit`]): declared only while a front end can answer.
 //! - OAuth for remote servers ([`oauth`]), `zut mcp …` ([`cli`]) and
 //!   `zut mcp serve` ([`serve`]).
 //!
@@ -24,6 +25,7 @@ pub mod cli;
 pub mod config;
 mod connect;
 pub mod content;
+pub mod elicit;
 mod fsutil;
 mod handler;
 pub mod launch;
@@ -49,6 +51,7 @@ pub use call::CallError;
 pub use catalog::{McpPrompt, McpResource, McpTool, SkippedTool};
 pub use config::{Scope, ServerConfig, TransportConfig};
 pub use content::{McpContent, McpToolResult};
+pub use elicit::{Asker, Elicitation};
 pub use manager::{EnvLookup, McpManager, McpOptions};
 pub use settings::{LazyMode, McpSettings};
 pub use slot::ProgressFn;

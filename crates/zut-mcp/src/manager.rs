@@ -37,6 +37,10 @@ pub struct McpOptions {
     /// The session's jail switch: stdio servers start under the jail while
     /// it is on (see [`crate::sandbox`]); the default is off.
     pub jail: zut_tools::JailSwitch,
+    /// MCP elicitation: declared to the servers only while a front end
+    /// can answer ([`McpManager::set_elicitation_asker`]); the default
+    /// declares nothing.
+    pub elicitation: crate::elicit::Elicitation,
 }
 
 impl McpOptions {
@@ -51,6 +55,7 @@ impl McpOptions {
                 settings,
                 env: Arc::new(|k| std::env::var(k).ok()),
                 jail: zut_tools::JailSwitch::default(),
+                elicitation: crate::elicit::Elicitation::default(),
             },
             warnings,
         )
@@ -115,8 +120,20 @@ impl McpManager {
         project: &Path,
         jail: zut_tools::JailSwitch,
     ) -> (Self, Vec<String>) {
+        Self::start_default_with(home, project, jail, crate::elicit::Elicitation::default())
+    }
+
+    /// [`McpManager::start_default_jailed`] with the elicitation handle
+    /// (declared from the start when the front end can answer).
+    pub fn start_default_with(
+        home: &Path,
+        project: &Path,
+        jail: zut_tools::JailSwitch,
+        elicitation: crate::elicit::Elicitation,
+    ) -> (Self, Vec<String>) {
         let (mut opts, mut notes) = McpOptions::from_env(home, project);
         opts.jail = jail;
+        opts.elicitation = elicitation;
         let mgr = Self::start(opts);
         notes.extend(mgr.notes());
         (mgr, notes)
@@ -148,6 +165,7 @@ impl McpManager {
             startup_timeout: opts.settings.startup_timeout,
             env: opts.env.clone(),
             jail: opts.jail.clone(),
+            elicitation: opts.elicitation.clone(),
         });
         let mgr = Self {
             inner: Arc::new(Inner {
@@ -173,6 +191,7 @@ impl McpManager {
             settings: McpSettings::default(),
             env: Arc::new(|k| std::env::var(k).ok()),
             jail: zut_tools::JailSwitch::default(),
+            elicitation: crate::elicit::Elicitation::default(),
         };
         Self::start_configured(opts, Configured::default())
     }
@@ -631,6 +650,38 @@ impl McpManager {
             ServerStatus::Untrusted => self.enable(name),
             other => Ok(other),
         }
+    }
+
+    /// Lets a front end answer the servers' elicitations (`None`: nobody
+    /// can). Servers connected with the other declaration reconnect, so
+    /// each is told the truth (`elicitation` in its capabilities exactly
+    /// while someone can answer).
+    pub fn set_elicitation_asker(&self, asker: Option<crate::elicit::Asker>) {
+        let elicitation = &self.inner.opts.elicitation;
+        elicitation.set(asker);
+        let now = elicitation.declared();
+        for slot in self.slots() {
+            let told = slot
+                .elicitation_declared
+                .load(std::sync::atomic::Ordering::Acquire);
+            if slot.status() == ServerStatus::Ready && told != now {
+                crate::fsutil::log_marker(
+                    &self.inner.opts.home,
+                    &slot.config.name,
+                    if now {
+                        "a front end can answer elicitations now: reconnecting to declare it"
+                    } else {
+                        "nobody can answer elicitations now: reconnecting without declaring it"
+                    },
+                );
+                slot.reconnect.notify_one();
+            }
+        }
+    }
+
+    /// Whether elicitation is declared to servers connecting now.
+    pub fn elicitation_declared(&self) -> bool {
+        self.inner.opts.elicitation.declared()
     }
 
     /// Reconnects `name` now (after `zut mcp login`, or from `/mcp`).

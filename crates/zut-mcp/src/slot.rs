@@ -40,6 +40,8 @@ pub(crate) struct Slot {
     /// How its process was last started: `jailed`, `permissions`,
     /// `unconfined` (`None`: remote, or not started yet).
     pub confined: Mutex<Option<&'static str>>,
+    /// Elicitation was declared on the current connection.
+    pub elicitation_declared: std::sync::atomic::AtomicBool,
 }
 
 impl Slot {
@@ -64,6 +66,7 @@ impl Slot {
             log,
             refresh_pending: std::sync::atomic::AtomicBool::new(false),
             confined: Mutex::new(None),
+            elicitation_declared: std::sync::atomic::AtomicBool::new(false),
         })
     }
 

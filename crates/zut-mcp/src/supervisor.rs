@@ -26,6 +26,8 @@ pub(crate) struct Env {
     pub env: crate::manager::EnvLookup,
     /// The session's jail switch (stdio servers' sandbox).
     pub jail: zut_tools::JailSwitch,
+    /// Elicitation: declared or not, and who answers.
+    pub elicitation: crate::elicit::Elicitation,
 }
 
 fn backoff(failures: u32) -> Duration {
@@ -44,6 +46,7 @@ pub(crate) async fn run(slot: Arc<Slot>, env: Arc<Env>) {
             home: &env.home,
             env: &*env.env,
             jail: &env.jail,
+            elicitation: &env.elicitation,
         };
         let attempt = tokio::select! {
             r = tokio::time::timeout(env.startup_timeout, connect(&cx)) => r,
@@ -55,6 +58,21 @@ pub(crate) async fn run(slot: Arc<Slot>, env: Arc<Env>) {
         };
         let reason = match attempt {
             Ok(Ok(mut conn)) => {
+                let told = slot
+                    .elicitation_declared
+                    .load(std::sync::atomic::Ordering::Acquire);
+                if told != env.elicitation.declared() {
+                    // A front end came or went during the handshake:
+                    // connect again before anything is offered (calls
+                    // wait while the server is starting).
+                    crate::fsutil::log_marker(
+                        &env.home,
+                        &slot.config.name,
+                        "elicitation changed during the handshake: reconnecting",
+                    );
+                    let _ = close(&mut conn).await;
+                    continue;
+                }
                 let peer = conn.running.peer().clone();
                 let mut catalog = list_catalog(&slot, &peer).await;
                 catalog.instructions = peer.peer_info().and_then(|i| i.instructions.clone());
@@ -79,6 +97,11 @@ pub(crate) async fn run(slot: Arc<Slot>, env: Arc<Env>) {
                     }
                     _ = wait_closed(&conn) => None,
                 };
+                if stop == Some(false) {
+                    // Calls arriving now wait for the new connection
+                    // instead of failing on a `ready` server with no peer.
+                    slot.set_status(ServerStatus::Starting);
+                }
                 slot.set_peer(None);
                 let exit = close(&mut conn).await;
                 match stop {

@@ -372,3 +372,150 @@ asyncio.run(main())
     assert_eq!(v["read_error"], false);
     assert_eq!(v["bad_error"], true);
 }
+
+/// An asker answering from a script, recording what it was asked.
+fn scripted_asker(
+    answers: Vec<zut_types::ElicitationAnswer>,
+) -> (
+    zut_mcp::Asker,
+    Arc<Mutex<Vec<zut_types::ElicitationRequest>>>,
+) {
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let log = asked.clone();
+    let answers = Arc::new(Mutex::new(std::collections::VecDeque::from(answers)));
+    let asker: zut_mcp::Asker = Arc::new(move |req| {
+        log.lock().unwrap().push(req);
+        let a = answers
+            .lock()
+            .unwrap()
+            .pop_front()
+            .unwrap_or_else(zut_types::ElicitationAnswer::cancel);
+        Box::pin(async move { a })
+    });
+    (asker, asked)
+}
+
+fn content(v: Value) -> serde_json::Map<String, Value> {
+    v.as_object().unwrap().clone()
+}
+
+/// The Python SDK server elicits in a tool: the form reaches the asker
+/// (fields in the server's order), an accepted answer reaches the tool,
+/// an answer that does not fit the form is sent as `cancel`, a decline as
+/// `decline`. Without an asker nothing is declared and the server is told
+/// no.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_server_elicitation() {
+    if !have_python_mcp() {
+        return;
+    }
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fastmcp_server.py");
+    let d =
+        Dirs::new(json!({"py": {"command": "python3", "args": [script.display().to_string()]}}));
+    let cancel = CancellationToken::new();
+    // Nobody to ask: not declared.
+    let mgr = d.start(McpSettings::default());
+    ready(&mgr, "py").await;
+    assert!(!mgr.elicitation_declared());
+    let r = mgr
+        .call_tool("mcp__py__book", json!({"day": "monday"}), &cancel, None)
+        .await;
+    assert!(r.text().contains("not booked"), "{}", r.text());
+    mgr.shutdown().await;
+
+    let mut opts = d.opts(McpSettings::default());
+    opts.elicitation = zut_mcp::Elicitation::declared_from_start(true);
+    let mgr = zut_mcp::McpManager::start(opts);
+    let (asker, asked) = scripted_asker(vec![
+        zut_types::ElicitationAnswer::accept(content(
+            json!({"name": "Ada", "guests": 3, "vegetarian": true}),
+        )),
+        zut_types::ElicitationAnswer::accept(content(json!({"name": "Ada", "guests": 99}))),
+        zut_types::ElicitationAnswer::decline(),
+    ]);
+    mgr.set_elicitation_asker(Some(asker));
+    ready(&mgr, "py").await;
+    assert!(mgr.elicitation_declared());
+    let r = mgr
+        .call_tool("mcp__py__book", json!({"day": "monday"}), &cancel, None)
+        .await;
+    assert_eq!(
+        r.text().trim(),
+        "booked for Ada, 3 guests, vegetarian=True",
+        "{r:?}"
+    );
+    {
+        let asked = asked.lock().unwrap();
+        assert_eq!(asked[0].server, "py");
+        assert_eq!(asked[0].message, "Book a table on monday?");
+        let fields = asked[0].fields().unwrap();
+        let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["name", "guests", "vegetarian"]);
+        assert!(fields[0].required);
+    }
+    let r = mgr
+        .call_tool("mcp__py__book", json!({"day": "tuesday"}), &cancel, None)
+        .await;
+    assert!(r.text().contains("not booked: cancel"), "{}", r.text());
+    let r = mgr
+        .call_tool("mcp__py__book", json!({"day": "friday"}), &cancel, None)
+        .await;
+    assert!(r.text().contains("not booked: decline"), "{}", r.text());
+    let log = std::fs::read_to_string(d.home.path().join("logs/mcp-py.log")).unwrap();
+    assert!(
+        log.contains("elicitation asked: Book a table on monday?"),
+        "{log}"
+    );
+    assert!(
+        log.contains(
+            "elicitation cancelled: the answer does not fit the form (guests: at most 10)"
+        ),
+        "{log}"
+    );
+    mgr.shutdown().await;
+}
+
+/// server-everything offers `trigger-elicitation-request` only to a
+/// client that declares elicitation: a front end setting an asker later
+/// makes the running server reconnect and offer it; the answer reaches it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn everything_elicitation_after_a_front_end_can_answer() {
+    if !have("node", "node") {
+        return;
+    }
+    let Some(nm) = node_modules() else { return };
+    let d =
+        Dirs::new(json!({"everything": {"command": "node", "args": [everything(&nm), "stdio"]}}));
+    let mgr = d.start(McpSettings::default());
+    ready(&mgr, "everything").await;
+    let has = |m: &zut_mcp::McpManager| {
+        m.tools()
+            .iter()
+            .any(|t| t.name == "mcp__everything__trigger-elicitation-request")
+    };
+    assert!(!has(&mgr), "offered without elicitation declared");
+    let (asker, asked) = scripted_asker(vec![zut_types::ElicitationAnswer::accept(content(
+        json!({"name": "Ada Lovelace", "check": true, "integer": 7,
+               "untitledMultipleSelectEnum": ["Piano"]}),
+    ))]);
+    mgr.set_elicitation_asker(Some(asker));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !has(&mgr) {
+        assert!(std::time::Instant::now() < deadline, "never offered");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let cancel = CancellationToken::new();
+    let r = mgr
+        .call_tool(
+            "mcp__everything__trigger-elicitation-request",
+            json!({}),
+            &cancel,
+            None,
+        )
+        .await;
+    assert!(r.text().contains("- Name: Ada Lovelace"), "{}", r.text());
+    assert!(r.text().contains("- Favorite Integer: 7"), "{}", r.text());
+    let fields = asked.lock().unwrap()[0].fields().unwrap();
+    assert!(fields.len() >= 10, "{fields:?}");
+    mgr.shutdown().await;
+}

@@ -96,6 +96,7 @@ impl Env {
             settings: McpSettings::default(),
             env: Arc::new(|k| std::env::var(k).ok()),
             jail: jail.clone(),
+            elicitation: zut_mcp::Elicitation::default(),
         })
     }
 

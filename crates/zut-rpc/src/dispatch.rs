@@ -19,7 +19,7 @@ use super::parse::{parse, Context, Line};
 use super::wire::*;
 
 /// Opt-in capability names accepted in `hello`.
-pub const CAPABILITIES: &[&str] = &["commands", "ext_ui", "sessions", "subagents"];
+pub const CAPABILITIES: &[&str] = &["commands", "ext_ui", "sessions", "subagents", "mcp_elicitation"];
 
 /// What the reader does after a line.
 #[derive(Debug, PartialEq, Eq)]
@@ -42,6 +42,8 @@ pub struct Dispatcher {
     pub subagents: Arc<AtomicBool>,
     /// Opted in to `sessions`.
     pub sessions: bool,
+    /// Opted in to `mcp_elicitation`.
+    pub elicitation: bool,
     /// `$ZUT_HOME`.
     pub zut_home: std::path::PathBuf,
     /// Tasks still answering (`command`, `reload_ext`); awaited at EOF.
@@ -61,6 +63,7 @@ impl Dispatcher {
             commands: self.commands.load(Ordering::Relaxed),
             ext_ui: self.ext_ui.load(Ordering::Relaxed),
             sessions: self.sessions,
+            elicitation: self.elicitation,
         };
         match parse(line, cx) {
             Line::Blank => Next::Continue,
@@ -182,6 +185,31 @@ impl Dispatcher {
                 c.panel_key(&extension, &panel_id, &key, &text);
                 self.respond(Response::ok(id, kind, None));
             }
+            Request::ElicitationResponse {
+                request_id,
+                action,
+                content,
+            } => {
+                let answer = match zut_agent::ElicitationAction::parse(&action) {
+                    Some(zut_agent::ElicitationAction::Accept) => Ok(
+                        zut_agent::ElicitationAnswer::accept(content.unwrap_or_default()),
+                    ),
+                    Some(zut_agent::ElicitationAction::Decline) => {
+                        Ok(zut_agent::ElicitationAnswer::decline())
+                    }
+                    Some(zut_agent::ElicitationAction::Cancel) => {
+                        Ok(zut_agent::ElicitationAnswer::cancel())
+                    }
+                    None => Err(format!(
+                        "action must be accept, decline or cancel, not {action:?}"
+                    )),
+                };
+                let r = answer.and_then(|a| c.answer_elicitation(request_id, a));
+                self.respond(match r {
+                    Ok(()) => Response::ok(id, kind, None),
+                    Err(e) => Response::err(id, kind, e),
+                });
+            }
             Request::PanelClose {
                 extension,
                 panel_id,
@@ -296,6 +324,12 @@ impl Dispatcher {
         }
         if granted.iter().any(|g| g == "sessions") {
             self.sessions = true;
+        }
+        if granted.iter().any(|g| g == "mcp_elicitation") && !self.elicitation {
+            // Declared to the MCP servers from now on (running ones
+            // reconnect); their requests arrive as `mcp_elicitation`.
+            self.elicitation = true;
+            self.controller.set_mcp_elicitation(true);
         }
         let st = self.controller.state();
         let hello = HelloData {

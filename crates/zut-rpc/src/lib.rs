@@ -87,6 +87,7 @@ pub async fn serve(conv: Conversation, stop: tokio::sync::oneshot::Receiver<()>)
         ext_ui,
         subagents,
         sessions: false,
+        elicitation: false,
         zut_home,
         tasks: JoinSet::new(),
     };

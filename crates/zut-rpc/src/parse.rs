@@ -18,6 +18,8 @@ pub struct Context {
     /// Opted in to `sessions` (`list_sessions`, `new_session`,
     /// `switch_session`, `fork_session`, `rename_session`).
     pub sessions: bool,
+    /// Opted in to `mcp_elicitation` (`elicitation_response`).
+    pub elicitation: bool,
 }
 
 /// A request read from a line.
@@ -89,6 +91,7 @@ pub fn parse(line: &[u8], cx: Context) -> Line {
     let allowed = match kind.as_str() {
         "command" | "reload_ext" | "get_commands" => cx.commands,
         "panel_key" | "panel_close" => cx.ext_ui,
+        "elicitation_response" => cx.elicitation,
         "list_sessions" | "new_session" | "switch_session" | "fork_session" | "rename_session" => {
             cx.sessions
         }
@@ -129,6 +132,7 @@ fn is_known(kind: &str) -> bool {
             | "switch_session"
             | "fork_session"
             | "rename_session"
+            | "elicitation_response"
     )
 }
 

@@ -14,7 +14,7 @@ pub fn rpc_schema() -> Value {
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "zut RPC protocol v1",
-        "description": "One JSON object per line on stdin (Request) and stdout (Response or Event). Data objects are the `data` of successful responses, by command. Opt-in additions (`command`, `get_commands`, `panel_key`, `panel_close`, `reload_ext`, `ext_panel_*`, `ext_submit`, `ext_insert`, `list_sessions`, `new_session`, `switch_session`, `fork_session`, `rename_session`, and the `subagents` capability's children's events: `subagent_start`, `subagent_end` and any event carrying an extra `subagent_id` string) need `hello` capabilities.",
+        "description": "One JSON object per line on stdin (Request) and stdout (Response or Event). Data objects are the `data` of successful responses, by command. Opt-in additions (`command`, `get_commands`, `panel_key`, `panel_close`, `reload_ext`, `ext_panel_*`, `ext_submit`, `ext_insert`, `list_sessions`, `new_session`, `switch_session`, `fork_session`, `rename_session`, `elicitation_response`, and the `subagents` capability's children's events: `subagent_start`, `subagent_end` and any event carrying an extra `subagent_id` string) need `hello` capabilities.",
         "protocol_version": 1,
         "definitions": {
             "Request": v(schemars::schema_for!(Request)),
@@ -97,6 +97,7 @@ mod tests {
             "command",
             "panel_key",
             "panel_close",
+            "elicitation_response",
             "reload_ext",
             "get_commands",
             "turn_start",

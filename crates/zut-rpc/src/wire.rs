@@ -27,8 +27,10 @@ pub enum Request {
         /// The token (required when `ZUTCORE_RPC_TOKEN` is set).
         #[serde(default)]
         token: Option<String>,
-        /// Opt-in additions: `commands` (`command`, `reload_ext`) and
-        /// `ext_ui` (panel/submit events, `panel_key`, `panel_close`).
+        /// Opt-in additions: `commands` (`command`, `reload_ext`),
+        /// `ext_ui` (panel/submit events, `panel_key`, `panel_close`),
+        /// `sessions` and `mcp_elicitation` (`mcp_elicitation` events,
+        /// `elicitation_response`).
         #[serde(default)]
         capabilities: Vec<String>,
     },
@@ -87,6 +89,17 @@ pub enum Request {
         /// Typed text for `rune`.
         #[serde(default)]
         text: String,
+    },
+    /// Opt-in (`mcp_elicitation`): the answer to an `mcp_elicitation`
+    /// event (an MCP server asking the user for input).
+    ElicitationResponse {
+        /// The event's `request_id`.
+        request_id: u64,
+        /// `accept`, `decline` or `cancel`.
+        action: String,
+        /// The form's values (with `accept`).
+        #[serde(default)]
+        content: Option<serde_json::Map<String, serde_json::Value>>,
     },
     /// Opt-in (`ext_ui`): the client closed an extension's panel.
     PanelClose {

@@ -64,8 +64,18 @@ pub enum Effect {
     },
     /// List the project's files for the `@` picker (once).
     ListFiles,
+    /// Ask for the `@server:uri` completions of MCP resources (on each
+    /// `@`: servers become ready and change their lists).
+    ListMentions,
     /// Ask the conversation for a picker's rows.
     OpenPicker(crate::pickers::PickerKind),
+    /// Answer an MCP server's elicitation.
+    AnswerElicitation {
+        /// The controller's request id.
+        request_id: u64,
+        /// The answer.
+        answer: zut_types::ElicitationAnswer,
+    },
     /// Answer a tool call waiting for approval.
     Approve {
         /// The controller's request id.
@@ -141,6 +151,8 @@ pub struct App {
     pub files: Option<Vec<String>>,
     /// The file list was asked for.
     pub files_requested: bool,
+    /// `@server:uri` of the MCP resources, offered with the files.
+    pub mentions: Vec<String>,
     /// The open picker (sessions, fork, tree, model, settings), which has
     /// the keys.
     pub picker: Option<crate::pickers::Picker>,
@@ -153,6 +165,8 @@ pub struct App {
     pub themes: crate::themes::Catalog,
     /// Tool calls waiting for approval (`--no-yolo`).
     pub confirms: crate::confirm::Confirms,
+    /// MCP elicitation forms waiting for an answer.
+    pub elicits: crate::elicit_view::Elicits,
     /// Reasoning in progress.
     pub thinking: crate::thinking::Thinking,
     /// The goal status last shown in the transcript (`crate::goal_view`).
@@ -183,11 +197,13 @@ impl App {
             bell_pending: false,
             files: None,
             files_requested: false,
+            mentions: Vec::new(),
             picker: None,
             last_esc: None,
             sidebar_hidden: false,
             themes: crate::themes::Catalog::default(),
             confirms: Default::default(),
+            elicits: Default::default(),
             thinking: Default::default(),
             goal_shown: None,
             subagents: Default::default(),
@@ -227,10 +243,13 @@ impl App {
             return None;
         }
         let (at, q) = crate::files::query(self.editor.text(), self.editor.cursor())?;
-        let files = self.files.as_ref()?;
+        if self.files.is_none() && self.mentions.is_empty() {
+            return None;
+        }
+        let files = self.files.as_deref().unwrap_or_default();
         Some((
             at,
-            crate::files::matches(files, q)
+            crate::files::matches_in(&[&self.mentions, files], q)
                 .into_iter()
                 .map(str::to_string)
                 .collect(),
@@ -270,6 +289,10 @@ impl App {
                 })
                 .collect();
         }
+        if crate::elicit_view::focused(self) {
+            crate::elicit_view::paste(self, text);
+            return Vec::new();
+        }
         if crate::confirm::focused(self) {
             crate::confirm::paste(self, text);
             return Vec::new();
@@ -304,6 +327,9 @@ impl App {
                 crate::panel_keys::PanelKey::Ignore => Vec::new(),
             };
         }
+        if crate::elicit_view::focused(self) {
+            return crate::elicit_view::key(self, key);
+        }
         if crate::confirm::focused(self) {
             return crate::confirm::key(self, key);
         }
@@ -318,9 +344,12 @@ impl App {
             self.popup_selected = 0;
             self.popup_dismissed = false;
             self.quit_armed = None;
-            if c == '@' && !self.files_requested {
-                self.files_requested = true;
-                return vec![Effect::ListFiles];
+            if c == '@' {
+                if !self.files_requested {
+                    self.files_requested = true;
+                    return vec![Effect::ListFiles, Effect::ListMentions];
+                }
+                return vec![Effect::ListMentions];
             }
             return Vec::new();
         }
@@ -574,6 +603,7 @@ impl App {
     pub fn agent(&mut self, ev: &AgentEvent) -> Vec<Effect> {
         crate::thinking::on_event(self, ev, Instant::now());
         crate::confirm::on_event(self, ev);
+        crate::elicit_view::on_event(self, ev);
         match self.chrome.intercepts.annotate(ev) {
             Some(shown) => self.transcript.apply(&shown, &self.theme),
             None => self.transcript.apply(ev, &self.theme),

@@ -1,6 +1,7 @@
 //! The `@` file picker: the project's files (respecting `.gitignore`),
-//! listed once in the background on the first `@`, then matched as you
-//! type (substring first, then subsequence; shorter paths first).
+//! listed once in the background on the first `@`, and the MCP resources
+//! as `@server:uri` (asked on each `@`), matched as you type (substring
+//! first, then subsequence; shorter paths first).
 
 use std::path::Path;
 
@@ -42,9 +43,16 @@ pub fn query(text: &str, cursor: usize) -> Option<(usize, &str)> {
 
 /// The best matches of `q` among `files`, best first.
 pub fn matches<'a>(files: &'a [String], q: &str) -> Vec<&'a str> {
+    matches_in(&[files], q)
+}
+
+/// The best matches of `q` among several lists (the MCP resources'
+/// `@server:uri` and the files), best first.
+pub fn matches_in<'a>(lists: &[&'a [String]], q: &str) -> Vec<&'a str> {
     let q = q.to_lowercase();
-    let mut hits: Vec<(u8, usize, &str)> = files
+    let mut hits: Vec<(u8, usize, &str)> = lists
         .iter()
+        .flat_map(|l| l.iter())
         .filter_map(|f| {
             let l = f.to_lowercase();
             let score = if q.is_empty() {
@@ -92,5 +100,11 @@ mod tests {
         assert_eq!(matches(&files, "slb"), ["src/lib.rs"]);
         assert_eq!(query("see @src/ma", 11), Some((4, "src/ma")));
         assert_eq!(query("no at", 5), None);
+        let mentions = vec!["@docs:config://app".to_string()];
+        assert_eq!(
+            matches_in(&[&mentions, &files], "doc"),
+            ["@docs:config://app"]
+        );
+        assert_eq!(matches_in(&[&mentions, &files], "lib"), ["src/lib.rs"]);
     }
 }

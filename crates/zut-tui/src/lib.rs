@@ -18,6 +18,7 @@ pub mod commands;
 pub mod confirm;
 mod diff_view;
 pub mod editor;
+pub mod elicit_view;
 pub mod files;
 pub mod goal_view;
 mod help;
@@ -108,6 +109,22 @@ pub trait Controller: Send {
     fn side_question(&mut self, question: String) -> bool {
         let _ = question;
         false
+    }
+    /// Answers MCP elicitation `request_id` (the form the dialog showed);
+    /// the error (the answer does not fit, or nothing waits any more) is
+    /// shown as a note.
+    fn answer_elicitation(
+        &mut self,
+        request_id: u64,
+        answer: zut_types::ElicitationAnswer,
+    ) -> Result<(), String> {
+        let _ = (request_id, answer);
+        Err("this front end cannot answer MCP elicitations".into())
+    }
+    /// `@` completions besides the project's files: `server:uri` of the
+    /// MCP resources the ready servers list (offered as `@server:uri`).
+    fn mention_candidates(&mut self) -> Vec<String> {
+        Vec::new()
     }
 }
 

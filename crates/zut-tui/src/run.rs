@@ -159,8 +159,23 @@ pub async fn run(
                         let _ = tx.send(crate::files::list(&cwd));
                     });
                 }
+                Effect::ListMentions => {
+                    // MCP resources complete as `@server:uri` (the `@`
+                    // kept: picking one inserts the mention as is), asked
+                    // again on each `@` as servers become ready.
+                    app.mentions = ctrl
+                        .mention_candidates()
+                        .into_iter()
+                        .map(|m| format!("@{m}"))
+                        .collect();
+                }
                 Effect::OpenPicker(kind) => ctrl.open_picker(kind),
                 Effect::Pick { kind, value } => ctrl.pick(kind, value),
+                Effect::AnswerElicitation { request_id, answer } => {
+                    if let Err(e) = ctrl.answer_elicitation(request_id, answer) {
+                        app.push_note("error", format!("MCP form not sent: {e}"));
+                    }
+                }
                 Effect::Approve {
                     request_id,
                     decision,

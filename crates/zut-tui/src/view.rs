@@ -57,7 +57,7 @@ pub fn compose(app: &mut App, now: Instant) -> Live {
             cursor: None,
         };
     }
-    let placeholder = if crate::confirm::focused(app) {
+    let placeholder = if crate::confirm::focused(app) || crate::elicit_view::focused(app) {
         Some("the dialog above has the keys")
     } else if app.busy {
         Some("type to queue a prompt · esc to stop")
@@ -94,7 +94,12 @@ pub fn compose(app: &mut App, now: Instant) -> Live {
         top.extend(notes);
     }
     top.push(Line::default());
-    let confirming = !app.confirms.queue.is_empty() && app.chrome.panel.is_none();
+    let eliciting = crate::elicit_view::focused(app);
+    if eliciting {
+        top.extend(crate::elicit_view::rows(&app.elicits, width, &app.theme));
+        top.push(Line::default());
+    }
+    let confirming = !app.confirms.queue.is_empty() && app.chrome.panel.is_none() && !eliciting;
     let confirm_focused = crate::confirm::focused(app);
     if confirming {
         // Under the notes, which keep it unfocused until dismissed.
@@ -110,7 +115,8 @@ pub fn compose(app: &mut App, now: Instant) -> Live {
         ));
         top.push(Line::default());
     }
-    let picker_open = app.picker.is_some() && app.chrome.panel.is_none() && !confirming;
+    let picker_open =
+        app.picker.is_some() && app.chrome.panel.is_none() && !confirming && !eliciting;
     if let Some(p) = app.picker.as_ref().filter(|_| picker_open) {
         // A picker floats over the chat like a panel (which has priority).
         let max = (h as usize).saturating_sub(bottom.len() + 1);

@@ -327,7 +327,7 @@ fn at_file_picker_lists_and_inserts_a_path() {
     let mut a = app(60, 14);
     typ(&mut a, "look at ");
     let fx = key(&mut a, KeyCode::Char('@'), KeyModifiers::NONE);
-    assert_eq!(fx, vec![Effect::ListFiles]);
+    assert_eq!(fx, vec![Effect::ListFiles, Effect::ListMentions]);
     a.files = Some(vec![
         "Cargo.toml".into(),
         "src/lib.rs".into(),
@@ -339,6 +339,18 @@ fn at_file_picker_lists_and_inserts_a_path() {
     key(&mut a, KeyCode::Down, KeyModifiers::NONE);
     key(&mut a, KeyCode::Tab, KeyModifiers::NONE);
     assert_eq!(a.editor.text(), "look at tests/main_test.rs ");
-    // A second @ does not list the files again.
-    assert!(key(&mut a, KeyCode::Char('@'), KeyModifiers::NONE).is_empty());
+    // A second @ does not list the files again (the MCP resources are
+    // asked again: servers become ready).
+    assert_eq!(
+        key(&mut a, KeyCode::Char('@'), KeyModifiers::NONE),
+        vec![Effect::ListMentions]
+    );
+    a.mentions = vec!["@docs:config://main".into()];
+    typ(&mut a, "main");
+    let shown = a.file_picker().unwrap().1;
+    assert!(
+        shown.contains(&"@docs:config://main".to_string()),
+        "{shown:?}"
+    );
+    assert!(shown.contains(&"src/main.rs".to_string()), "{shown:?}");
 }

@@ -130,6 +130,34 @@ pub enum AgentEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         detail: Option<String>,
     },
+    /// An MCP server asks the user for input (elicitation, form mode).
+    /// Only emitted to a front end that turned elicitation on
+    /// (`Controller::set_mcp_elicitation` in zut-agent: the TUI, an ACP
+    /// client that can show forms, an RPC client that opted in); answer
+    /// with `Controller::answer_elicitation`. `schema` is the requested
+    /// flat schema, `order` its property names as the server wrote them
+    /// (see [`crate::elicitation`]).
+    #[schemars(skip)]
+    McpElicitation {
+        /// The request id to answer.
+        request_id: u64,
+        /// The asking server.
+        server: String,
+        /// What it wants.
+        message: String,
+        /// The requested schema.
+        schema: Value,
+        /// Property order.
+        order: Vec<String>,
+    },
+    /// An elicitation was closed before it was answered (the server
+    /// stopped waiting: its call was cancelled or timed out, or the
+    /// server went away): a front end drops its form.
+    #[schemars(skip)]
+    McpElicitationClosed {
+        /// The request id.
+        request_id: u64,
+    },
     /// An extension's interceptor blocked the turn (`event` is
     /// `turn_start`: no model call; a `turn_end` with `stop:"error"`
     /// follows) or hid the assistant message (`assistant_message`). Only

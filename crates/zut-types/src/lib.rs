@@ -2,7 +2,7 @@
 //! ([`Message`], [`Part`], [`Role`]), the agent's events
 //! ([`AgentEvent`], serialised as the JSON/RPC events), the JSON shape of
 //! message content ([`JsonBlock`]), usage counts, a user's answer to a tool
-//! approval, the built-in slash commands and the reasoning levels.
+//! approval, an MCP server's request for input (elicitation), the built-in slash commands and the reasoning levels.
 //!
 //! serde and schemars only: a front end (the TUI, ACP, RPC) depending on
 //! this crate pulls in no HTTP client and no async runtime. The agent
@@ -10,6 +10,7 @@
 
 pub mod approval;
 pub mod commands;
+pub mod elicitation;
 pub mod event;
 pub mod message;
 pub mod plan;
@@ -18,6 +19,7 @@ pub mod text;
 pub mod transcript;
 
 pub use approval::ApprovalDecision;
+pub use elicitation::{ElicitationAction, ElicitationAnswer, ElicitationRequest};
 pub use event::{AgentEvent, UsageCounts, UsageEvent};
 pub use message::{Message, Part, Role, StopReason};
 pub use plan::{PlanStatus, PlanStep};

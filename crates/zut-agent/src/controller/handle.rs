@@ -34,6 +34,14 @@ impl ConversationHandle for Controller {
         Controller::answer_approval(self, request_id, decision)
     }
 
+    fn answer_elicitation(
+        &self,
+        request_id: u64,
+        answer: zut_types::ElicitationAnswer,
+    ) -> Result<(), String> {
+        Controller::answer_elicitation(self, request_id, answer)
+    }
+
     fn messages(&self) -> Arc<Vec<Message>> {
         Controller::messages(self)
     }

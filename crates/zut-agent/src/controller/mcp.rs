@@ -155,6 +155,17 @@ impl Controller {
         out
     }
 
+    /// `server:uri` of every resource the ready servers list, for `@`
+    /// completion in an editor (`@server:uri` mentions).
+    pub fn mcp_mention_candidates(&self) -> Vec<String> {
+        self.shared.mcp.as_ref().map_or_else(Vec::new, |m| {
+            m.resources()
+                .into_iter()
+                .map(|r| format!("{}:{}", r.server, r.uri))
+                .collect()
+        })
+    }
+
     /// Whether any server is still starting.
     pub fn mcp_starting(&self) -> bool {
         self.shared.mcp.as_ref().is_some_and(|m| {

@@ -11,6 +11,7 @@
 
 mod commands;
 mod drop_queued;
+mod elicit;
 mod goal_loop;
 mod handle;
 mod jail;

@@ -41,6 +41,8 @@ pub(crate) struct Inner {
     pub(crate) messages: Arc<Vec<Message>>,
     /// Approval requests waiting for the front end's answer, by id.
     pub(crate) approvals: std::collections::BTreeMap<u64, crate::approval::PendingApproval>,
+    /// MCP elicitations waiting for the front end's answer, by id.
+    pub(crate) elicitations: std::collections::BTreeMap<u64, super::elicit::Pending>,
     /// `!command` outputs waiting for the next prompt (see
     /// [`super::Controller::add_user_context`]).
     pub(crate) user_context: Vec<String>,
@@ -135,6 +137,7 @@ impl Shared {
                 usage: UsageCounts::default(),
                 messages: Arc::new(agent.transcript().to_vec()),
                 approvals: Default::default(),
+                elicitations: Default::default(),
                 user_context: Vec::new(),
                 side: None,
                 switched: None,

@@ -45,6 +45,7 @@ impl Dirs {
             settings,
             env: Arc::new(|k| std::env::var(k).ok()),
             jail: zut_tools::JailSwitch::default(),
+            elicitation: zut_mcp::Elicitation::default(),
         }
     }
 

@@ -1,0 +1,126 @@
+//! MCP elicitation for every front end: a server's request for input
+//! becomes [`AgentEvent::McpElicitation`] in the stream and waits for
+//! [`Controller::answer_elicitation`]; a request the server stops waiting
+//! for is closed with [`AgentEvent::McpElicitationClosed`]. Only a front
+//! end that can show a form turns this on ([`Controller::set_mcp_elicitation`]);
+//! otherwise zut declares no elicitation to the servers and declines.
+
+use std::sync::{Arc, Weak};
+
+use tokio::sync::oneshot;
+use zut_control::{ControllerEvent, EventQueue};
+use zut_types::elicitation::validate;
+use zut_types::{AgentEvent, ElicitationAction, ElicitationAnswer, ElicitationRequest};
+
+use super::shared::Shared;
+use super::Controller;
+
+/// One request waiting for its answer.
+pub(crate) struct Pending {
+    request: ElicitationRequest,
+    reply: oneshot::Sender<ElicitationAnswer>,
+}
+
+/// Closes a request nobody answered when the server stops waiting.
+struct Closer {
+    shared: Weak<Shared>,
+    events: EventQueue,
+    id: u64,
+}
+
+impl Drop for Closer {
+    fn drop(&mut self) {
+        let Some(shared) = self.shared.upgrade() else {
+            return;
+        };
+        if shared.lock().elicitations.remove(&self.id).is_some() {
+            self.events
+                .push(ControllerEvent::Agent(AgentEvent::McpElicitationClosed {
+                    request_id: self.id,
+                }));
+        }
+    }
+}
+
+impl Controller {
+    /// Lets the MCP servers ask the user (`on`: this front end shows
+    /// [`AgentEvent::McpElicitation`] and answers with
+    /// [`Controller::answer_elicitation`]); `elicitation` is declared to
+    /// the servers exactly while it is on (running servers reconnect).
+    /// Without an MCP manager this does nothing.
+    pub fn set_mcp_elicitation(&self, on: bool) {
+        let Some(mcp) = self.shared.mcp.as_ref() else {
+            return;
+        };
+        if !on {
+            mcp.set_elicitation_asker(None);
+            let waiting = std::mem::take(&mut self.shared.lock().elicitations);
+            for p in waiting.into_values() {
+                let _ = p.reply.send(ElicitationAnswer::cancel());
+            }
+            return;
+        }
+        let shared = Arc::downgrade(&self.shared);
+        let events = self.events.clone();
+        mcp.set_elicitation_asker(Some(Arc::new(move |request: ElicitationRequest| {
+            let (reply, rx) = oneshot::channel();
+            let id = request.id;
+            let ev = AgentEvent::McpElicitation {
+                request_id: id,
+                server: request.server.clone(),
+                message: request.message.clone(),
+                schema: request.schema.clone(),
+                order: request.order.clone(),
+            };
+            match shared.upgrade() {
+                Some(s) => {
+                    s.lock().elicitations.insert(id, Pending { request, reply });
+                }
+                None => return Box::pin(async { ElicitationAnswer::cancel() }),
+            }
+            events.push(ControllerEvent::Agent(ev));
+            let closer = Closer {
+                shared: shared.clone(),
+                events: events.clone(),
+                id,
+            };
+            Box::pin(async move {
+                let answer = rx.await.unwrap_or_else(|_| ElicitationAnswer::cancel());
+                drop(closer);
+                answer
+            })
+        })));
+    }
+
+    /// Answers elicitation `request_id`. An accepted answer is checked
+    /// against the form first: when it does not fit, the error says which
+    /// field and why, and the request keeps waiting. Also an error when
+    /// no such request waits (answered, or closed by the server).
+    pub fn answer_elicitation(
+        &self,
+        request_id: u64,
+        answer: ElicitationAnswer,
+    ) -> Result<(), String> {
+        let mut st = self.shared.lock();
+        let Some(p) = st.elicitations.get(&request_id) else {
+            return Err(format!("no elicitation {request_id} is waiting"));
+        };
+        if answer.action == ElicitationAction::Accept {
+            let content = answer.content.clone().unwrap_or_default();
+            validate(&p.request.schema, &content)?;
+        }
+        if let Some(p) = st.elicitations.remove(&request_id) {
+            let _ = p.reply.send(answer);
+        }
+        Ok(())
+    }
+
+    /// The elicitations waiting for an answer, oldest first.
+    pub fn pending_elicitations(&self) -> Vec<ElicitationRequest> {
+        let st = self.shared.lock();
+        st.elicitations
+            .values()
+            .map(|p| p.request.clone())
+            .collect()
+    }
+}
