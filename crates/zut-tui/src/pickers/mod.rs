@@ -322,11 +322,14 @@ fn settings_picker(app: &App) -> Picker {
     let items = vec![
         PickerItem::new("model", "model").detail(format!("{} ({})", s.model, s.provider)),
         PickerItem::new("reasoning", "reasoning").detail(reasoning.to_string()),
-        PickerItem::new("terminal alerts", "alerts").detail(if app.alerts_enabled {
-            "on: extension alerts ring the bell (this run)"
-        } else {
-            "off (this run)"
-        }),
+        PickerItem::new("terminal alerts", "alerts").detail(
+            match (app.alerts_enabled, app.themes.config_path.is_some()) {
+                (true, true) => "on: alerts and approvals ring the bell (config.json)",
+                (true, false) => "on: alerts and approvals ring the bell (this run)",
+                (false, true) => "off (config.json)",
+                (false, false) => "off (this run)",
+            },
+        ),
     ];
     Picker::new(PickerKind::Settings, "settings", items)
 }
@@ -352,7 +355,28 @@ fn picked(app: &mut App, kind: PickerKind, value: String) -> Vec<Effect> {
             "alerts" => {
                 app.alerts_enabled = !app.alerts_enabled;
                 let state = if app.alerts_enabled { "on" } else { "off" };
-                app.push_status("ok", format!("✓ terminal alerts {state}"), Instant::now());
+                // Written to config.json, as the Go original's /settings does.
+                let saved = match &app.themes.config_path {
+                    Some(cfg) => match crate::config_write::set(
+                        cfg,
+                        &[(
+                            "terminal_alerts_enabled",
+                            serde_json::Value::Bool(app.alerts_enabled),
+                        )],
+                    ) {
+                        Ok(()) => " (saved)".to_string(),
+                        Err(e) => {
+                            app.push_note("error", format!("terminal alerts not saved: {e}"));
+                            String::new()
+                        }
+                    },
+                    None => String::new(),
+                };
+                app.push_status(
+                    "ok",
+                    format!("✓ terminal alerts {state}{saved}"),
+                    Instant::now(),
+                );
                 app.picker = Some(settings_picker(app).select(2));
                 Vec::new()
             }
