@@ -213,6 +213,36 @@ pub fn available(home: &Path, models: Option<&ModelsFile>, current: &str) -> Vec
         .collect()
 }
 
+/// RPC `get_models`: the models of every provider with credentials (and
+/// of the one in use, its current model first when no list has it), with
+/// the Go original's fields.
+pub fn rpc_models(
+    home: &Path,
+    current: &zut_providers::ProviderConfig,
+) -> Vec<zut_agent::controller::ModelInfo> {
+    let models = ModelsFile::load(&ModelsFile::path_in(home)).ok().flatten();
+    let rows = available(home, models.as_ref(), &current.provider);
+    let info = |r: &ModelRow| zut_agent::controller::ModelInfo {
+        id: r.id.clone(),
+        provider: r.provider.clone(),
+        context_window: r.context,
+        max_output: r.output,
+        reasoning: r.reasoning,
+    };
+    let mut out: Vec<_> = rows.iter().map(info).collect();
+    if !rows
+        .iter()
+        .any(|r| r.provider == current.provider && r.id == current.model)
+    {
+        let row = all(None, None)
+            .into_iter()
+            .find(|r| r.provider == current.provider && r.id == current.model)
+            .unwrap_or_else(|| row_for(&current.provider, &current.model, "in use"));
+        out.insert(0, info(&row));
+    }
+    out
+}
+
 /// The `--list-models` table.
 pub fn table(rows: &[ModelRow]) -> String {
     let w0 = rows

@@ -278,11 +278,22 @@ pub fn target_config(
 }
 
 /// Installs [`target_config`] in `ctrl`, so `/model <provider>/<id>` and
-/// RPC `set_model` switch provider in every mode.
+/// RPC `set_model` switch provider in every mode; with it the model lister
+/// of RPC `get_models` (every provider with credentials,
+/// [`crate::model_table::available`]) and the session model restorer of
+/// RPC `switch_session` ([`crate::resume_model::restore_ids`]).
 pub fn install_resolver(ctrl: &zut_agent::Controller, home: &Path) {
     let (home, start) = (home.to_path_buf(), ctrl.start_config());
+    let resolver_home = home.clone();
     ctrl.set_model_resolver(std::sync::Arc::new(move |current, arg| {
-        target_config(&home, &start, current, arg)
+        target_config(&resolver_home, &start, current, arg)
+    }));
+    let lister_home = home.clone();
+    ctrl.set_model_lister(std::sync::Arc::new(move |current| {
+        crate::model_table::rpc_models(&lister_home, current)
+    }));
+    ctrl.set_session_model_restorer(std::sync::Arc::new(move |ctrl, provider, model| {
+        crate::resume_model::restore_ids(ctrl, provider, model, &home)
     }));
 }
 

@@ -93,6 +93,8 @@ pub(crate) struct Shared {
     /// Resolves `/model <provider>/<id>` to another provider's
     /// configuration (set by the front end, which knows the files).
     pub(crate) resolver: std::sync::OnceLock<super::switch::ModelResolver>,
+    /// The front end's model lister and session model restorer.
+    pub(crate) hooks: super::front_hooks::FrontHooks,
 }
 
 impl Shared {
@@ -122,6 +124,7 @@ impl Shared {
             wake: Notify::new(),
             idle: Notify::new(),
             resolver: std::sync::OnceLock::new(),
+            hooks: Default::default(),
         }
     }
 
