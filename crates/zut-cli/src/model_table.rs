@@ -198,7 +198,8 @@ fn apply_entry(r: &mut ModelRow, m: &zut_config::CustomModel) {
 }
 
 /// The rows of the providers that have a key (or need none), plus the
-/// provider in use.
+/// provider in use (a stale discovered list is refreshed in the
+/// background: [`crate::discovery::refresh`]).
 pub fn available(home: &Path, models: Option<&ModelsFile>, current: &str) -> Vec<ModelRow> {
     let ready: Vec<String> = crate::auth_cmd::rows(home)
         .unwrap_or_default()
@@ -206,7 +207,10 @@ pub fn available(home: &Path, models: Option<&ModelsFile>, current: &str) -> Vec
         .filter(|r| r.ready)
         .map(|r| r.provider)
         .collect();
-    all(models, Some(&crate::discovery::load(home)))
+    let cache = crate::discovery::load(home);
+    // A list gone stale while this process ran is asked again.
+    crate::discovery::refresh(&cache);
+    all(models, Some(&cache))
         .into_iter()
         .filter(|r| !r.id.starts_with('('))
         .filter(|r| r.provider == current || ready.contains(&r.provider))

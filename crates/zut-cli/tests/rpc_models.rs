@@ -253,3 +253,76 @@ async fn acp_session_load_restores_the_sessions_model() {
     let _ = acp.child.wait();
 }
 
+/// The ids `get_models` lists for `provider`.
+fn listed(rpc: &mut Rpc, id: &str, provider: &str) -> Vec<String> {
+    let r = rpc.request(json!({"id": id, "type": "get_models"}));
+    assert_eq!(r["success"], true, "{r}");
+    r["data"]["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["provider"] == provider)
+        .filter_map(|m| m["id"].as_str().map(String::from))
+        .collect()
+}
+
+/// The live refresh: a `zut rpc` left open asks a discovered list again
+/// once it is due (here: its back-off after a failure ended), in the
+/// background, when `get_models` is asked; the next `get_models` has the
+/// models. Nothing waits for it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_process_refreshes_a_list_that_is_due() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    std::fs::write(
+        env.home.join("models.json"),
+        json!({"providers": {"co": {"baseUrl": server.openai_base_url(), "api": "openai",
+            "discover": true, "models": [{"id": "listed-model"}]}}})
+        .to_string(),
+    )
+    .unwrap();
+    let list = |body: Value| Script::json(200, body.to_string()).unless("messages");
+    server.push(
+        Script::json(500, r#"{"error": {"message": "down"}}"#.to_string()).unless("messages"),
+    );
+    let mut rpc = Rpc::start(&env, &server, &[], &[("CO_API_KEY", "sk-co")]);
+    let cache_path = env.home.join("models-cache.json");
+    let cache = || -> Option<Value> {
+        serde_json::from_str(&std::fs::read_to_string(&cache_path).ok()?).ok()
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !cache().is_some_and(|c| c["failures"]["co"].is_object()) {
+        assert!(Instant::now() < deadline, "no failure recorded");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(listed(&mut rpc, "a", "co"), ["listed-model"]);
+
+    // The back-off ends (as if minutes passed): the next ask refreshes.
+    let mut c = cache().unwrap();
+    c["failures"]["co"]["retry_at"] = json!(0);
+    std::fs::write(&cache_path, c.to_string()).unwrap();
+    server.push(list(
+        json!({"data": [{"id": "fresh-1"}, {"id": "fresh-2"}]}),
+    ));
+    let _ = listed(&mut rpc, "b", "co");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut n = 0;
+    loop {
+        n += 1;
+        let ids = listed(&mut rpc, &format!("c{n}"), "co");
+        if ids.contains(&"fresh-2".to_string()) {
+            assert!(ids.contains(&"listed-model".to_string()), "{ids:?}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "not refreshed: {ids:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let gets = server
+        .requests()
+        .iter()
+        .filter(|r| r.method == "GET")
+        .count();
+    assert_eq!(gets, 2, "one start-up ask, one refresh");
+    assert!(cache().unwrap().get("failures").is_none());
+    rpc.finish();
+}
