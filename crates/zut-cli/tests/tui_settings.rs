@@ -12,6 +12,19 @@ use common::*;
 use serde_json::Value;
 use zut_llm_server::LlmServer;
 
+/// Waits (up to 10 s) until no picker is on screen.
+fn wait_closed(t: &Tmux) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while t.screen().contains("esc close") || t.screen().contains("· esc") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "a picker stays open: {}",
+            t.screen()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(30));
+    }
+}
+
 fn config(env: &TestEnv) -> (String, Value) {
     let text = std::fs::read_to_string(env.home.join("config.json")).unwrap();
     let v = serde_json::from_str(&text).unwrap();
@@ -50,6 +63,7 @@ async fn settings_model_and_reasoning_are_written_to_config_json() {
         "{text}"
     );
     t.keys(&["Escape"]);
+    wait_closed(&t);
 
     t.typ("/reasoning high");
     t.keys(&["Enter"]);
@@ -110,4 +124,56 @@ async fn settings_model_and_reasoning_are_written_to_config_json() {
         "{}",
         r.stdout
     );
+}
+
+/// `/settings`' quick-model slots: a slot row opens the real `/model`
+/// picker for that slot; the pick is written to `quick_model_shortcuts`
+/// (not switched to); `/model slot:N` (what Ctrl+N sends) then switches,
+/// with the slot's reasoning when it has one (the Go original's profiles).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn settings_assign_quick_model_slots_in_config_json() {
+    if !have_tmux() {
+        return;
+    }
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    std::fs::write(
+        env.home.join("config.json"),
+        r#"{"quick_model_shortcuts": [null, {"provider": "anthropic", "model": "claude-sonnet-4-5", "reasoning": "high"}]}"#,
+    )
+    .unwrap();
+    let t = Tmux::start(&env, &server, &["--no-ext"], 110, 32);
+    started(&t);
+
+    t.typ("/settings");
+    t.keys(&["Enter"]);
+    t.wait_for("Ctrl+2 model     anthropic/claude-sonnet-4-5", 10);
+    t.keys(&["Down", "Down", "Down", "Enter"]);
+    t.wait_for("model for Ctrl+1", 10);
+    t.typ("haiku-4-5");
+    t.keys(&["Enter"]);
+    // The settings come back with the slot's new model.
+    t.wait_for("Ctrl+1 model     anthropic/claude-haiku-4-5", 10);
+    let (text, v) = config(&env);
+    assert_eq!(
+        v["quick_model_shortcuts"][0],
+        serde_json::json!({"provider": "anthropic", "model": "claude-haiku-4-5"}),
+        "{text}"
+    );
+    assert_eq!(v["quick_model_shortcuts"][1]["reasoning"], "high", "{text}");
+    // Not switched to.
+    assert!(v.get("model").is_none(), "{text}");
+    t.keys(&["Escape"]);
+    wait_closed(&t);
+    t.wait_for("Ctrl+1: anthropic/claude-haiku-4-5 (saved)", 10);
+
+    t.typ("/model slot:2");
+    t.keys(&["Enter"]);
+    t.wait_for("model: anthropic/claude-sonnet-4-5", 10);
+    t.wait_for("reasoning high", 10);
+    t.typ("/model slot:1");
+    t.keys(&["Enter"]);
+    t.wait_for("model: anthropic/claude-haiku-4-5", 10);
+    t.keys(&["C-d"]);
+    t.wait_for("EXIT:0", 5);
 }

@@ -18,6 +18,81 @@ use serde_json::Value;
 /// Sets `changes` (a `null` value removes the key) in the config file at
 /// `path` (created with its directory when missing).
 pub fn set(path: &Path, changes: &[(&str, Value)]) -> Result<(), String> {
+    update(path, |old| edit(old, changes))
+}
+
+/// Sets slot `n` (1 to 9) of `quick_model_shortcuts` to `provider`/`model`
+/// (`None`: empties it), under the same lock as [`set`]: the slot's other
+/// keys (the Go original's `reasoning`, `fast_mode`) are kept, the other
+/// slots too; empty slots are `null`, trailing ones dropped (and the key
+/// with them when none is left).
+pub fn set_quick_slot(path: &Path, n: usize, target: Option<(&str, &str)>) -> Result<(), String> {
+    if !(1..=9).contains(&n) {
+        return Err(format!("no quick-model slot {n} (1 to 9)"));
+    }
+    update(path, |old| {
+        let current: Value = old
+            .and_then(|t| serde_json::from_str(t).ok())
+            .unwrap_or_default();
+        let mut slots: Vec<Value> = current
+            .get("quick_model_shortcuts")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        if slots.len() < n {
+            slots.resize(n, Value::Null);
+        }
+        slots[n - 1] = match target {
+            Some((provider, model)) => {
+                let mut slot = match slots[n - 1].take() {
+                    Value::Object(o) => o,
+                    _ => serde_json::Map::new(),
+                };
+                slot.insert("provider".into(), Value::String(provider.into()));
+                slot.insert("model".into(), Value::String(model.into()));
+                Value::Object(slot)
+            }
+            None => Value::Null,
+        };
+        while slots.last().is_some_and(Value::is_null) {
+            slots.pop();
+        }
+        let value = if slots.is_empty() {
+            Value::Null
+        } else {
+            Value::Array(slots)
+        };
+        edit(old, &[("quick_model_shortcuts", value)])
+    })
+}
+
+/// `provider/model` of each of the 9 quick-model slots of the config file
+/// at `path` (`None`: empty, malformed, or no file).
+pub fn quick_slots(path: &Path) -> Vec<Option<String>> {
+    let value: Value = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    let slots = value.get("quick_model_shortcuts").and_then(Value::as_array);
+    (0..9)
+        .map(|i| {
+            let slot = slots?.get(i)?;
+            let field = |k: &str| {
+                slot.get(k)
+                    .and_then(Value::as_str)
+                    .map(str::trim)
+                    .filter(|v| !v.is_empty())
+            };
+            Some(format!("{}/{}", field("provider")?, field("model")?))
+        })
+        .collect()
+}
+
+/// Replaces the file at `path` with `new(old text)` (see [`set`]).
+fn update(
+    path: &Path,
+    new: impl FnOnce(Option<&str>) -> Result<String, String>,
+) -> Result<(), String> {
     let path = resolve_link(path);
     let at = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     let dir = match path.parent() {
@@ -43,7 +118,7 @@ pub fn set(path: &Path, changes: &[(&str, Value)]) -> Result<(), String> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(at(&e)),
     };
-    let text = edit(old.as_deref(), changes).map_err(|e| at(&e))?;
+    let text = new(old.as_deref()).map_err(|e| at(&e))?;
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let written = (|| -> std::io::Result<()> {
         let mut f = std::fs::File::create(&tmp)?;
@@ -222,6 +297,41 @@ mod tests {
             edit(None, &[("theme", json!("dark"))]).unwrap(),
             "{\n  \"theme\": \"dark\"\n}\n"
         );
+    }
+
+    #[test]
+    fn quick_slots_are_set_cleared_and_keep_their_other_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("config.json");
+        std::fs::write(
+            &p,
+            "{\"quick_model_shortcuts\": [{\"provider\": \"openai\", \"model\": \"a\", \"reasoning\": \"high\"}]}",
+        )
+        .unwrap();
+        set_quick_slot(&p, 3, Some(("anthropic", "b"))).unwrap();
+        set_quick_slot(&p, 1, Some(("groq", "c"))).unwrap();
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        assert_eq!(
+            v["quick_model_shortcuts"],
+            json!([{"provider": "groq", "model": "c", "reasoning": "high"}, null,
+                   {"provider": "anthropic", "model": "b"}])
+        );
+        let slots = quick_slots(&p);
+        assert_eq!(slots.len(), 9);
+        assert_eq!(slots[0].as_deref(), Some("groq/c"));
+        assert_eq!(slots[1], None);
+        assert_eq!(slots[2].as_deref(), Some("anthropic/b"));
+        set_quick_slot(&p, 3, None).unwrap();
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        assert_eq!(v["quick_model_shortcuts"].as_array().unwrap().len(), 1);
+        set_quick_slot(&p, 1, None).unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "{}");
+        assert!(set_quick_slot(&p, 10, None).is_err());
+        std::fs::write(&p, "{\"model\": ").unwrap();
+        let e = set_quick_slot(&p, 1, Some(("a", "b"))).unwrap_err();
+        assert!(e.contains("not valid JSON"), "{e}");
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "{\"model\": ");
+        assert_eq!(quick_slots(&p), vec![None; 9]);
     }
 
     #[test]

@@ -14,6 +14,7 @@ mod keys;
 mod login;
 mod render;
 mod sessions;
+pub mod slots;
 mod theme;
 
 use std::time::{Duration, Instant};
@@ -237,7 +238,11 @@ pub(crate) fn builtin(app: &mut App, name: &str, args: &str) -> Option<Vec<Effec
         "sessions" | "resume" => PickerKind::Sessions,
         "fork" => PickerKind::Fork,
         "tree" => PickerKind::Tree,
-        "model" | "models" if args.is_empty() => PickerKind::Model,
+        "model" | "models" if args.is_empty() => {
+            // `/model` itself switches, whatever a slot row asked before.
+            app.pending_slot = None;
+            PickerKind::Model
+        }
         "reasoning" if args.is_empty() => {
             app.picker = Some(reasoning_picker(&app.status.reasoning));
             return Some(Vec::new());
@@ -319,7 +324,7 @@ fn settings_picker(app: &App) -> Picker {
     } else {
         &s.reasoning
     };
-    let items = vec![
+    let mut items = vec![
         PickerItem::new("model", "model").detail(format!("{} ({})", s.model, s.provider)),
         PickerItem::new("reasoning", "reasoning").detail(reasoning.to_string()),
         PickerItem::new("terminal alerts", "alerts").detail(
@@ -331,6 +336,7 @@ fn settings_picker(app: &App) -> Picker {
             },
         ),
     ];
+    items.extend(slots::rows(app));
     Picker::new(PickerKind::Settings, "settings", items)
 }
 
@@ -380,7 +386,7 @@ fn picked(app: &mut App, kind: PickerKind, value: String) -> Vec<Effect> {
                 app.picker = Some(settings_picker(app).select(2));
                 Vec::new()
             }
-            _ => Vec::new(),
+            other => slots::pick(app, other).unwrap_or_default(),
         },
         PickerKind::Skills => {
             app.editor.insert(&format!("/skill:{value} "));
@@ -414,6 +420,8 @@ pub fn update(app: &mut App, mut p: Picker) {
         return;
     };
     let value = open.selected_item().map(|i| i.value.clone());
+    let open = open.clone();
+    slots::redecorate(app, &open, &mut p);
     p.query = open.query.clone();
     let visible = p.visible();
     p.selected = value
@@ -445,9 +453,12 @@ pub(crate) fn key(app: &mut App, key: &crossterm::event::KeyEvent) -> Vec<Effect
             Vec::new()
         }
         Outcome::Pick(value) => {
-            let kind = p.kind;
+            let (kind, slot) = (p.kind, slots::slot_of(p));
             app.picker = None;
-            picked(app, kind, value)
+            match slot {
+                Some(n) => slots::assign(app, n, &value),
+                None => picked(app, kind, value),
+            }
         }
     }
 }
