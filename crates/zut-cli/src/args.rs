@@ -156,6 +156,10 @@ pub struct GlobalArgs {
     /// read-only tools itself (docs/subagents.md).
     #[arg(long)]
     pub orchestrate: bool,
+    /// Skip TLS certificate checks, only for an explicit --base-url or a
+    /// models.json baseUrl (never a preset's own endpoint).
+    #[arg(long)]
+    pub insecure: bool,
     /// Prompt text (everything after `--` is prompt text too).
     #[arg(value_name = "PROMPT")]
     pub prompt: Vec<String>,

@@ -358,7 +358,14 @@ fn probe_config(
         };
         let settings = zut_config::load(&flags, &env, home).map_err(|e| e.to_string())?;
         match settings.provider {
-            Ok(c) => return Ok(c),
+            // A key is only ever sent over a checked connection
+            // (config.json `insecure` is for model calls).
+            Ok(c) => {
+                return Ok(zut_providers::ProviderConfig {
+                    insecure_tls: false,
+                    ..c
+                })
+            }
             Err(e) => last = e.to_string(),
         }
     }

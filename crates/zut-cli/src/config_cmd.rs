@@ -119,6 +119,14 @@ pub fn render(s: &Settings, home: &std::path::Path) -> String {
         &s.terminal_alerts_enabled,
         |v| if *v { "on".into() } else { "off".into() },
     );
+    row(&mut out, "insecure tls", &s.insecure_tls, |v| {
+        if *v {
+            "on".into()
+        } else {
+            "off".into()
+        }
+    });
+    crate::config_extra::proxy_row(&mut out, s);
     if let Err(e) = &s.provider {
         let _ = writeln!(out, "\nprovider error: {e}");
     }

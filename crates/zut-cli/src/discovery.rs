@@ -13,11 +13,19 @@
 //! (per provider and base URL). The `/model` picker and `--list-models`
 //! add the cached models they do not already know. Failures (a server that
 //! hangs, an HTML page, a refused key) never reach the screen: they are
-//! appended to `$ZUT_HOME/logs/discovery.log`, without the key.
+//! appended to `$ZUT_HOME/logs/discovery.log`, without the key, and
+//! recorded in the cache's `failures` (a negative cache): a provider whose
+//! list failed is not asked again before its `retry_at` — 5 minutes after
+//! the first failure, doubling with each further one up to 24 hours — so
+//! a server that is down or refuses the key is not hit on every start.
+//! A success (or another base URL) clears the record. A process that
+//! stays open asks again when a list goes stale ([`refresh`]).
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
@@ -31,6 +39,12 @@ pub const TTL: Duration = Duration::from_secs(24 * 3600);
 const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
 /// Most models kept per provider.
 const MAX_MODELS: usize = 20_000;
+/// Wait after a first failure; doubled by each further one.
+pub const BACKOFF_FIRST: Duration = Duration::from_secs(5 * 60);
+/// Longest wait between two attempts at a failing list.
+pub const BACKOFF_MAX: Duration = Duration::from_secs(24 * 3600);
+/// Longest error text kept in the cache.
+const MAX_ERROR: usize = 300;
 
 /// The cache file's contents.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -41,6 +55,33 @@ pub struct Cache {
     /// By provider id.
     #[serde(default)]
     pub providers: BTreeMap<String, Entry>,
+    /// Lists that failed, by provider id (the negative cache).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub failures: BTreeMap<String, Failure>,
+}
+
+/// A provider whose model list failed: not asked again before `retry_at`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Failure {
+    /// The base URL that failed (another one is asked at once).
+    pub base_url: String,
+    /// Failures in a row.
+    pub attempts: u32,
+    /// The last failure (seconds since the Unix epoch).
+    pub failed_at: u64,
+    /// Not asked again before (seconds since the Unix epoch).
+    pub retry_at: u64,
+    /// What went wrong (never the key).
+    pub error: String,
+}
+
+/// The wait after `attempts` failures in a row: [`BACKOFF_FIRST`],
+/// doubled each time, at most [`BACKOFF_MAX`].
+pub fn backoff(attempts: u32) -> Duration {
+    let doubled = BACKOFF_FIRST
+        .as_secs()
+        .saturating_mul(1u64 << attempts.saturating_sub(1).min(20));
+    Duration::from_secs(doubled.min(BACKOFF_MAX.as_secs()))
 }
 
 /// One provider's cached list.
@@ -93,6 +134,33 @@ impl Cache {
         self.providers.get(provider).is_some_and(|e| {
             e.base_url == base_url && now >= e.fetched_at && now - e.fetched_at < TTL.as_secs()
         })
+    }
+
+    /// Whether `provider`'s list from `base_url` failed and must not be
+    /// asked before its `retry_at`.
+    pub fn backing_off(&self, provider: &str, base_url: &str, now: u64) -> bool {
+        self.failures
+            .get(provider)
+            .is_some_and(|f| f.base_url == base_url && now < f.retry_at)
+    }
+
+    /// Records a failure of `provider`'s list from `base_url` at `now`.
+    pub fn record_failure(&mut self, provider: &str, base_url: &str, error: &str, now: u64) {
+        let attempts = match self.failures.get(provider) {
+            Some(f) if f.base_url == base_url => f.attempts.saturating_add(1),
+            _ => 1,
+        };
+        let error: String = error.chars().take(MAX_ERROR).collect();
+        self.failures.insert(
+            provider.to_string(),
+            Failure {
+                base_url: base_url.to_string(),
+                attempts,
+                failed_at: now,
+                retry_at: now.saturating_add(backoff(attempts).as_secs()),
+                error,
+            },
+        );
     }
 }
 
@@ -152,6 +220,37 @@ pub fn targets(home: &Path, settings: &zut_config::Settings) -> Vec<ProviderConf
     out
 }
 
+/// The run's targets, once the first discovery chose them (for
+/// [`refresh`]).
+static TARGETS: OnceLock<(PathBuf, Vec<ProviderConfig>)> = OnceLock::new();
+/// A discovery thread is running (at most one at a time).
+static RUNNING: AtomicBool = AtomicBool::new(false);
+
+/// Clears [`RUNNING`] when the discovery thread ends, however it ends.
+struct Running;
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        RUNNING.store(false, Ordering::SeqCst);
+    }
+}
+
+/// Starts `work` on the discovery thread unless one is running.
+fn start(work: impl FnOnce() + Send + 'static) {
+    if RUNNING.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let spawned = std::thread::Builder::new()
+        .name("zut-discovery".into())
+        .spawn(move || {
+            let _running = Running;
+            work();
+        });
+    if spawned.is_err() {
+        RUNNING.store(false, Ordering::SeqCst);
+    }
+}
+
 /// Starts discovery for this run's settings on a thread of its own (the
 /// targets are chosen there too); returns at once. `ZUT_NO_DISCOVERY`
 /// turns it off.
@@ -159,12 +258,33 @@ pub fn spawn(home: PathBuf, settings: zut_config::Settings) {
     if std::env::var_os("ZUT_NO_DISCOVERY").is_some() {
         return;
     }
-    let _ = std::thread::Builder::new()
-        .name("zut-discovery".into())
-        .spawn(move || {
-            let targets = targets(&home, &settings);
-            run(&home, targets)
-        });
+    start(move || {
+        let targets = targets(&home, &settings);
+        let _ = TARGETS.set((home.clone(), targets.clone()));
+        run(&home, targets)
+    });
+}
+
+/// The live refresh, for processes that outlive the cache (a TUI, RPC or
+/// ACP session left open for days): given the cache just read for the
+/// `/model` picker or RPC `get_models`, starts the run's discovery again in
+/// the background when one of its lists went stale (older than [`TTL`])
+/// or its back-off ended; returns at once. The answer shows the next time
+/// the list is asked for. Nothing happens before the start-up discovery
+/// chose its targets, or while a discovery runs.
+pub fn refresh(cache: &Cache) {
+    let Some((home, targets)) = TARGETS.get() else {
+        return;
+    };
+    let now = now_secs();
+    let due = targets.iter().any(|c| {
+        !cache.is_fresh(&c.provider, &c.base_url, now)
+            && !cache.backing_off(&c.provider, &c.base_url, now)
+    });
+    if due {
+        let (home, targets) = (home.clone(), targets.clone());
+        start(move || run(&home, targets));
+    }
 }
 
 /// Fetches every target whose cache entry is stale and saves the cache.
@@ -174,6 +294,7 @@ pub fn run(home: &Path, targets: Vec<ProviderConfig>) {
     let stale: Vec<ProviderConfig> = targets
         .into_iter()
         .filter(|c| !cache.is_fresh(&c.provider, &c.base_url, now))
+        .filter(|c| !cache.backing_off(&c.provider, &c.base_url, now))
         .collect();
     if stale.is_empty() {
         return;
@@ -206,7 +327,12 @@ pub fn run(home: &Path, targets: Vec<ProviderConfig>) {
                     base_url: config.base_url.clone(),
                     models,
                 };
-                if let Err(e) = save_entry(home, &config.provider, entry) {
+                let provider = config.provider.clone();
+                let saved = update(home, |cache| {
+                    cache.failures.remove(&provider);
+                    cache.providers.insert(provider.clone(), entry);
+                });
+                if let Err(e) = saved {
                     log(
                         home,
                         &format!("{}: cannot write the cache: {e}", config.provider),
@@ -214,17 +340,36 @@ pub fn run(home: &Path, targets: Vec<ProviderConfig>) {
                 }
             }
             // Errors of the model list never hold the key (redacted there).
-            Err(e) => log(home, &format!("{}: {e}", config.provider)),
+            Err(e) => {
+                let error = e.to_string();
+                let (provider, base) = (config.provider.clone(), config.base_url.clone());
+                let mut next = None;
+                let saved = update(home, |cache| {
+                    cache.record_failure(&provider, &base, &error, now_secs());
+                    next = cache
+                        .failures
+                        .get(&provider)
+                        .map(|f| (f.attempts, f.retry_at));
+                });
+                let note = match (saved, next) {
+                    (Ok(()), Some((n, at))) => {
+                        format!(" (failure {n} in a row; not asked again before {at})")
+                    }
+                    (Err(w), _) => format!(" (cannot write the cache: {w})"),
+                    _ => String::new(),
+                };
+                log(home, &format!("{}: {error}{note}", config.provider));
+            }
         }
     }
 }
 
-/// Re-reads the cache, sets `provider`'s entry and replaces the file
-/// (temporary file + rename, so readers never see half a file).
-fn save_entry(home: &Path, provider: &str, entry: Entry) -> std::io::Result<()> {
+/// Re-reads the cache, applies `change` and replaces the file (temporary
+/// file + rename, so readers never see half a file).
+fn update(home: &Path, change: impl FnOnce(&mut Cache)) -> std::io::Result<()> {
     let mut cache = load(home);
     cache.version = 1;
-    cache.providers.insert(provider.to_string(), entry);
+    change(&mut cache);
     let text = serde_json::to_vec(&cache).map_err(std::io::Error::other)?;
     let path = cache_path(home);
     let tmp = home.join(format!(".{CACHE_FILE}.{}.tmp", std::process::id()));
@@ -271,5 +416,29 @@ mod tests {
         assert!(!c.is_fresh("openai", "https://api.openai.com/v1", 1000 + 24 * 3600));
         assert!(!c.is_fresh("openai", "http://127.0.0.1:1/v1", 1001));
         assert!(!c.is_fresh("groq", "x", 1001));
+    }
+
+    #[test]
+    fn failures_back_off_doubling_up_to_a_day_and_per_base_url() {
+        assert_eq!(backoff(1), Duration::from_secs(300));
+        assert_eq!(backoff(2), Duration::from_secs(600));
+        assert_eq!(backoff(5), Duration::from_secs(4800));
+        assert_eq!(backoff(9), Duration::from_secs(76_800));
+        assert_eq!(backoff(10), BACKOFF_MAX);
+        assert_eq!(backoff(u32::MAX), BACKOFF_MAX);
+        let mut c = Cache::default();
+        let url = "http://127.0.0.1:9/v1";
+        c.record_failure("co", url, &"x".repeat(1000), 1000);
+        assert!(c.backing_off("co", url, 1000 + 299));
+        assert!(!c.backing_off("co", url, 1000 + 300));
+        assert!(!c.backing_off("co", "http://other/v1", 1001));
+        assert!(!c.backing_off("groq", url, 1001));
+        c.record_failure("co", url, "again", 2000);
+        let f = &c.failures["co"];
+        assert_eq!((f.attempts, f.retry_at), (2, 2600));
+        c.record_failure("co", "http://other/v1", "new url", 3000);
+        assert_eq!(c.failures["co"].attempts, 1);
+        c.record_failure("co", url, &"é".repeat(1000), 3000);
+        assert_eq!(c.failures["co"].error.chars().count(), MAX_ERROR);
     }
 }

@@ -9,6 +9,7 @@ mod auth_cmd;
 mod auth_oauth;
 mod builtin_names;
 mod config_cmd;
+mod config_extra;
 mod discovery;
 mod model_table;
 mod resume_model;
@@ -23,6 +24,7 @@ mod tui_mode;
 mod tui_models;
 mod tui_session;
 mod tui_subagents;
+mod tui_settings;
 mod web_setup;
 
 use std::process::ExitCode;
@@ -41,6 +43,8 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    // config.json `http_proxy`, before any thread starts.
+    settings::apply_http_proxy(&config_cmd::home_root());
     let code = route(argv);
     // A skill scan started for a run that ended early finishes its cache
     // write before the process exits.

@@ -198,7 +198,8 @@ fn apply_entry(r: &mut ModelRow, m: &zut_config::CustomModel) {
 }
 
 /// The rows of the providers that have a key (or need none), plus the
-/// provider in use.
+/// provider in use (a stale discovered list is refreshed in the
+/// background: [`crate::discovery::refresh`]).
 pub fn available(home: &Path, models: Option<&ModelsFile>, current: &str) -> Vec<ModelRow> {
     let ready: Vec<String> = crate::auth_cmd::rows(home)
         .unwrap_or_default()
@@ -206,11 +207,44 @@ pub fn available(home: &Path, models: Option<&ModelsFile>, current: &str) -> Vec
         .filter(|r| r.ready)
         .map(|r| r.provider)
         .collect();
-    all(models, Some(&crate::discovery::load(home)))
+    let cache = crate::discovery::load(home);
+    // A list gone stale while this process ran is asked again.
+    crate::discovery::refresh(&cache);
+    all(models, Some(&cache))
         .into_iter()
         .filter(|r| !r.id.starts_with('('))
         .filter(|r| r.provider == current || ready.contains(&r.provider))
         .collect()
+}
+
+/// RPC `get_models`: the models of every provider with credentials (and
+/// of the one in use, its current model first when no list has it), with
+/// the Go original's fields.
+pub fn rpc_models(
+    home: &Path,
+    current: &zut_providers::ProviderConfig,
+) -> Vec<zut_agent::controller::ModelInfo> {
+    let models = ModelsFile::load(&ModelsFile::path_in(home)).ok().flatten();
+    let rows = available(home, models.as_ref(), &current.provider);
+    let info = |r: &ModelRow| zut_agent::controller::ModelInfo {
+        id: r.id.clone(),
+        provider: r.provider.clone(),
+        context_window: r.context,
+        max_output: r.output,
+        reasoning: r.reasoning,
+    };
+    let mut out: Vec<_> = rows.iter().map(info).collect();
+    if !rows
+        .iter()
+        .any(|r| r.provider == current.provider && r.id == current.model)
+    {
+        let row = all(None, None)
+            .into_iter()
+            .find(|r| r.provider == current.provider && r.id == current.model)
+            .unwrap_or_else(|| row_for(&current.provider, &current.model, "in use"));
+        out.insert(0, info(&row));
+    }
+    out
 }
 
 /// The `--list-models` table.

@@ -22,7 +22,17 @@ pub fn restore(
     meta: &zut_session::Meta,
     home: &Path,
 ) -> Result<Option<String>, String> {
-    let (provider, model) = (meta.provider.trim(), meta.model.trim());
+    restore_ids(ctrl, &meta.provider, &meta.model, home)
+}
+
+/// [`restore`] given the session's provider and model.
+pub fn restore_ids(
+    ctrl: &zut_agent::Controller,
+    provider: &str,
+    model: &str,
+    home: &Path,
+) -> Result<Option<String>, String> {
+    let (provider, model) = (provider.trim(), model.trim());
     if provider.is_empty() || model.is_empty() {
         return Ok(None);
     }

@@ -37,7 +37,8 @@ pub fn run(args: &GlobalArgs) -> i32 {
         Ok(rt) => rt,
         Err(e) => return fail(&format!("starting the runtime: {e}")),
     };
-    let code = rt.block_on(serve(setup, token, choice));
+    let restore = !crate::resume_model::explicit(args);
+    let code = rt.block_on(serve(setup, token, choice, restore));
     // A read of stdin blocked in tokio's reader thread cannot be cancelled:
     // after a signal (stdin still open) the runtime must not wait for it.
     rt.shutdown_background();
@@ -53,6 +54,7 @@ async fn serve(
     setup: setup::RunSetup,
     token: Option<String>,
     choice: Option<zut_session::Choice>,
+    restore_model: bool,
 ) -> i32 {
     // Before extensions start, so no signal is lost to the default action.
     let stop = zut_rpc::Signals::install().watch();
@@ -72,6 +74,13 @@ async fn serve(
         crate::errln!("zut: {note}");
     }
     crate::tui_models::install_resolver(&conv.controller, &zut_home);
+    // A resumed session (`-c`, `-r`) goes on with the model it last used,
+    // unless this run chose its provider or model.
+    if let (true, Some(snap)) = (restore_model, &conv.resumed) {
+        if let Err(w) = crate::resume_model::restore(&conv.controller, &snap.meta, &zut_home) {
+            crate::errln!("zut: warning: {w}");
+        }
+    }
     // Requests are read once the extensions registered their commands.
     conv.controller.ready().await;
     let conv = zut_rpc::Conversation {

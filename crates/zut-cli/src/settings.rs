@@ -29,6 +29,7 @@ pub fn flags(args: &GlobalArgs) -> anyhow::Result<zut_config::Flags> {
         temperature,
         context_window: args.context_window,
         auto_compact,
+        insecure: args.insecure,
     })
 }
 
@@ -37,4 +38,40 @@ pub fn load(args: &GlobalArgs, zut_home: &Path) -> anyhow::Result<zut_config::Se
     let flags = flags(args)?;
     let env = |k: &str| std::env::var(k).ok();
     Ok(zut_config::load(&flags, &env, zut_home)?)
+}
+
+/// config.json `http_proxy` (the Go original's): when neither
+/// `HTTP_PROXY` nor `HTTPS_PROXY` (or their lower-case forms) is set, they
+/// are set to it for this process — so every HTTP client of zut (model
+/// calls, model lists, logins, web search) and the commands it runs use
+/// the proxy, as the Go original does. The environment wins over the file.
+/// Called first thing in `main`, while zut has one thread. A file that
+/// cannot be read or a bad value is left for the settings load to report.
+pub fn apply_http_proxy(zut_home: &Path) {
+    let Some(proxy) = configured_proxy(zut_home) else {
+        return;
+    };
+    let set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
+    for (upper, lower) in [("HTTP_PROXY", "http_proxy"), ("HTTPS_PROXY", "https_proxy")] {
+        if !set(upper) && !set(lower) {
+            std::env::set_var(upper, &proxy);
+            let _ = PROXY_FROM_CONFIG.set(true);
+        }
+    }
+}
+
+static PROXY_FROM_CONFIG: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+
+/// Whether [`apply_http_proxy`] set a proxy variable from config.json.
+pub fn proxy_from_config() -> bool {
+    PROXY_FROM_CONFIG.get().copied().unwrap_or(false)
+}
+
+/// The checked `http_proxy` of `config.json`, if any.
+fn configured_proxy(zut_home: &Path) -> Option<String> {
+    let path = zut_config::ConfigFile::path_in(zut_home);
+    let text = std::fs::read_to_string(path).ok()?;
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let proxy = value.get("http_proxy")?.as_str()?.trim().to_string();
+    (!proxy.is_empty() && zut_config::config_file::check_proxy(&proxy).is_ok()).then_some(proxy)
 }

@@ -512,7 +512,7 @@ async fn run_command(
     let home = &skill_config.system.zut_home;
     if name == "model" {
         if let Some(outcome) = crate::tui_models::switch(ctrl, home, args, tx) {
-            return (label, outcome);
+            return (label, crate::tui_settings::saved(ctrl, home, name, outcome));
         }
     }
     if name == "logout" {
@@ -581,6 +581,12 @@ async fn run_command(
                     model: st.model,
                     reasoning: st.reasoning,
                 });
+                if !args.trim().is_empty() {
+                    return (
+                        label,
+                        crate::tui_settings::saved(ctrl, home, name, CommandOutcome::Status(text)),
+                    );
+                }
             }
             CommandOutcome::Status(text)
         }

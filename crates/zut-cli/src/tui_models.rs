@@ -137,7 +137,10 @@ pub fn switch(
     let args = args.trim();
     if let Some(n) = args.strip_prefix("slot:") {
         return Some(match quick_slot(home, n) {
-            Ok(target) => switch(ctrl, home, &target, tx)?,
+            Ok((target, reasoning)) => {
+                let outcome = switch(ctrl, home, &target, tx)?;
+                with_reasoning(ctrl, outcome, reasoning, tx)
+            }
             Err(e) => CommandOutcome::Error(e),
         });
     }
@@ -157,10 +160,40 @@ pub fn switch(
     })
 }
 
-/// `provider/model` of quick-model slot `n` (1 to 9): config.json's
-/// `quick_model_shortcuts`, an array of `{"provider", "model"}` (the Go
-/// original's; slot 1 first, `null` for an empty slot).
-pub fn quick_slot(home: &Path, n: &str) -> Result<String, String> {
+/// After a quick-model switch: the slot's `reasoning`, when it has one
+/// (the Go original's model profiles carry it), applied too.
+fn with_reasoning(
+    ctrl: &zut_agent::Controller,
+    outcome: CommandOutcome,
+    reasoning: Option<String>,
+    tx: &mpsc::UnboundedSender<TuiEvent>,
+) -> CommandOutcome {
+    let (CommandOutcome::Status(text), Some(level)) = (&outcome, reasoning) else {
+        return outcome;
+    };
+    match ctrl.set_reasoning(&level) {
+        Ok(_) => {
+            let st = ctrl.state();
+            let _ = tx.send(TuiEvent::Settings {
+                model: st.model,
+                reasoning: st.reasoning.clone(),
+            });
+            let shown = if st.reasoning.is_empty() {
+                "off"
+            } else {
+                &st.reasoning
+            };
+            CommandOutcome::Status(format!("{text} · reasoning {shown}"))
+        }
+        Err(e) => CommandOutcome::Error(format!("{text}; the slot's reasoning: {e}")),
+    }
+}
+
+/// `provider/model` of quick-model slot `n` (1 to 9) and its reasoning
+/// level if it sets one: config.json's `quick_model_shortcuts`, an array
+/// of `{"provider", "model", "reasoning"?}` (the Go original's; slot 1
+/// first, `null` for an empty slot).
+pub fn quick_slot(home: &Path, n: &str) -> Result<(String, Option<String>), String> {
     let path = zut_config::ConfigFile::path_in(home);
     let at = |what: String| format!("{}: quick_model_shortcuts: {what}", path.display());
     let slot: usize = n
@@ -188,7 +221,16 @@ pub fn quick_slot(home: &Path, n: &str) -> Result<String, String> {
             .filter(|v| !v.is_empty())
             .ok_or_else(|| at(format!("[{}].{k}: expected a string", slot - 1)))
     };
-    Ok(format!("{}/{}", field("provider")?, field("model")?))
+    let reasoning = match entry.get("reasoning") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::String(r)) if r.trim().is_empty() => None,
+        Some(serde_json::Value::String(r)) => Some(r.trim().to_string()),
+        Some(_) => return Err(at(format!("[{}].reasoning: expected a string", slot - 1))),
+    };
+    Ok((
+        format!("{}/{}", field("provider")?, field("model")?),
+        reasoning,
+    ))
 }
 
 /// After a resume: the session's provider and model (see
@@ -278,11 +320,22 @@ pub fn target_config(
 }
 
 /// Installs [`target_config`] in `ctrl`, so `/model <provider>/<id>` and
-/// RPC `set_model` switch provider in every mode.
+/// RPC `set_model` switch provider in every mode; with it the model lister
+/// of RPC `get_models` (every provider with credentials,
+/// [`crate::model_table::available`]) and the session model restorer of
+/// RPC `switch_session` ([`crate::resume_model::restore_ids`]).
 pub fn install_resolver(ctrl: &zut_agent::Controller, home: &Path) {
     let (home, start) = (home.to_path_buf(), ctrl.start_config());
+    let resolver_home = home.clone();
     ctrl.set_model_resolver(std::sync::Arc::new(move |current, arg| {
-        target_config(&home, &start, current, arg)
+        target_config(&resolver_home, &start, current, arg)
+    }));
+    let lister_home = home.clone();
+    ctrl.set_model_lister(std::sync::Arc::new(move |current| {
+        crate::model_table::rpc_models(&lister_home, current)
+    }));
+    ctrl.set_session_model_restorer(std::sync::Arc::new(move |ctrl, provider, model| {
+        crate::resume_model::restore_ids(ctrl, provider, model, &home)
     }));
 }
 
@@ -313,10 +366,21 @@ mod tests {
         std::fs::write(
             dir.path().join("config.json"),
             r#"{"quick_model_shortcuts": [{"provider": "openai", "model": "gpt-5-mini"}, null,
-                {"provider": "anthropic"}]}"#,
+                {"provider": "anthropic"}, {"provider": "groq", "model": "m", "reasoning": "high"},
+                {"provider": "groq", "model": "m", "reasoning": 3}]}"#,
         )
         .unwrap();
-        assert_eq!(quick_slot(dir.path(), "1").unwrap(), "openai/gpt-5-mini");
+        assert_eq!(
+            quick_slot(dir.path(), "1").unwrap(),
+            ("openai/gpt-5-mini".to_string(), None)
+        );
+        assert_eq!(
+            quick_slot(dir.path(), "4").unwrap(),
+            ("groq/m".to_string(), Some("high".to_string()))
+        );
+        assert!(quick_slot(dir.path(), "5")
+            .unwrap_err()
+            .contains("[4].reasoning: expected a string"));
         assert!(quick_slot(dir.path(), "2")
             .unwrap_err()
             .contains("slot 2 is empty"));

@@ -164,7 +164,10 @@ async fn a_slow_hanging_or_html_endpoint_never_delays_a_turn() {
     assert!(wait_until(5, || std::fs::read_to_string(&log)
         .is_ok_and(|t| t.contains("co: ") && t.contains("not JSON"))));
     assert!(!std::fs::read_to_string(&log).unwrap().contains("sk-co"));
-    assert!(cache(&env).is_none());
+    // No list cached; the failure is (the negative cache).
+    assert!(wait_until(5, || cache(&env)
+        .is_some_and(|c| c["failures"]["co"]["attempts"] == 1)));
+    assert!(cache(&env).unwrap()["providers"].get("co").is_none());
 }
 
 #[tokio::test]
@@ -193,4 +196,85 @@ async fn ten_thousand_models_are_kept_and_listed_quickly() {
     );
     eprintln!("figure: --list-models with 10,000 discovered models: {took:?}");
     assert!(took < Duration::from_secs(5), "{took:?}");
+}
+
+/// The negative cache: a list that fails (the test server answers 500,
+/// then 401) is recorded in `models-cache.json` with a back-off — 5
+/// minutes, then 10 — and not asked again before it ends; a success
+/// clears the record.
+#[tokio::test]
+async fn a_failing_list_is_not_asked_again_before_its_back_off_ends() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    setup(&env, &server);
+    let failure = |status: u16| {
+        Script::json(
+            status,
+            r#"{"error": {"message": "list is down"}}"#.to_string(),
+        )
+        .unless("messages")
+    };
+    server.push(failure(500));
+    server.push(reply("answer one").delay_ms(1500));
+    let (r, _) = print_run(&env).await;
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(r.stdout.contains("answer one"));
+    assert!(!r.stderr.contains("list is down"), "silent: {}", r.stderr);
+    assert!(wait_until(5, || cache(&env)
+        .is_some_and(|c| c["failures"]["co"].is_object())));
+    let c = cache(&env).unwrap();
+    let f = &c["failures"]["co"];
+    assert_eq!(f["attempts"], 1, "{c}");
+    assert_eq!(f["base_url"], server.openai_base_url());
+    let (at, retry) = (
+        f["failed_at"].as_u64().unwrap(),
+        f["retry_at"].as_u64().unwrap(),
+    );
+    assert_eq!(retry - at, 300, "{c}");
+    assert!(f["error"].as_str().unwrap().contains("500"), "{c}");
+    assert!(c["providers"].get("co").is_none(), "{c}");
+    let gets_before = gets(&server);
+    assert!(gets_before >= 1);
+    let log = std::fs::read_to_string(env.home.join("logs/discovery.log")).unwrap();
+    assert!(log.contains("failure 1 in a row"), "{log}");
+    assert!(!log.contains("sk-co"), "{log}");
+
+    // Within the back-off: the next start does not ask.
+    server.push(reply("answer two").delay_ms(1500));
+    let (r, _) = print_run(&env).await;
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(gets(&server), gets_before);
+
+    // Once it ends: asked again; a second failure doubles the wait.
+    let expire = |env: &TestEnv| {
+        let mut c = cache(env).unwrap();
+        c["failures"]["co"]["retry_at"] = json!(0);
+        std::fs::write(env.home.join("models-cache.json"), c.to_string()).unwrap();
+    };
+    expire(&env);
+    server.push(failure(401));
+    server.push(reply("answer three").delay_ms(1500));
+    let (r, _) = print_run(&env).await;
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(gets(&server) > gets_before);
+    assert!(wait_until(5, || cache(&env)
+        .is_some_and(|c| c["failures"]["co"]["attempts"] == 2)));
+    let f = cache(&env).unwrap()["failures"]["co"].clone();
+    assert_eq!(
+        f["retry_at"].as_u64().unwrap() - f["failed_at"].as_u64().unwrap(),
+        600
+    );
+
+    // A success clears the record and fills the cache.
+    expire(&env);
+    server.push(list(2));
+    server.push(reply("answer four").delay_ms(1500));
+    let (r, _) = print_run(&env).await;
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(wait_until(5, || cache(&env).is_some_and(|c| c
+        ["providers"]["co"]["models"]
+        .as_array()
+        .map(Vec::len)
+        == Some(2))));
+    assert!(cache(&env).unwrap().get("failures").is_none());
 }

@@ -26,6 +26,9 @@ pub const SUPPORTED_KEYS: &[&str] = &[
     "goals",
     "quick_model_shortcuts",
     "subagents",
+    "http_proxy",
+    "insecure",
+    "lsp_enabled",
 ];
 
 /// Keys read by `zut-mcp` (docs/mcp.md), not by this crate: never
@@ -38,29 +41,81 @@ pub const MCP_KEYS: &[&str] = &[
     "mcp_tool_budget",
 ];
 
-/// Keys of the Go original that zut does not support yet (ignored).
-pub const GO_ONLY_KEYS: &[&str] = &[
-    "fast_mode",
-    "tool_render",
-    "compact_input",
-    "inline_images_enabled",
-    "terminal_title_enabled",
-    "auto_subagents_enabled",
-    "ponytail_enabled",
-    "lsp_enabled",
-    "subagent_lsp_enabled",
-    "lsp_diagnostics_on_write",
-    "lsp_diagnostics_on_edit",
-    "recursive_file_suggest",
-    "respect_gitignore",
-    "compact_mode",
-    "show_instructions_at_startup",
-    "tui_input_style",
-    "tui_status_position",
-    "tui_working_position",
-    "insecure",
-    "http_proxy",
-    "last_changelog_shown",
+/// Keys of the Go original that zut does not read, each with the reason
+/// `zut config` prints (docs/config.md lists them).
+pub const GO_ONLY_KEYS: &[(&str, &str)] = &[
+    (
+        "fast_mode",
+        "not read: zut does not ask OpenAI for its priority (fast) service tier, which is billed higher",
+    ),
+    (
+        "tool_render",
+        "not read: a layout of the Go original's TUI; zut's TUI has one layout (its look is the theme: /theme)",
+    ),
+    (
+        "compact_input",
+        "not read: a layout of the Go original's TUI; zut's TUI has one layout (its look is the theme: /theme)",
+    ),
+    (
+        "compact_mode",
+        "not read: a layout of the Go original's TUI; zut's TUI has one layout (its look is the theme: /theme)",
+    ),
+    (
+        "tui_input_style",
+        "not read: a layout of the Go original's TUI; zut's TUI has one layout (its look is the theme: /theme)",
+    ),
+    (
+        "tui_status_position",
+        "not read: a layout of the Go original's TUI; zut's status line is always below the input",
+    ),
+    (
+        "tui_working_position",
+        "not read: a layout of the Go original's TUI; zut's activity line is always above the input",
+    ),
+    (
+        "inline_images_enabled",
+        "not read: zut's TUI draws no images inline (it names attached images)",
+    ),
+    (
+        "terminal_title_enabled",
+        "not read: zut never sets the terminal title nor asks a model for one, so there is nothing to turn off",
+    ),
+    (
+        "auto_subagents_enabled",
+        "not read: zut's equivalent is the --orchestrate flag (docs/subagents.md)",
+    ),
+    (
+        "ponytail_enabled",
+        "not read: zut's system prompt has no such coding-guidance addendum",
+    ),
+    (
+        "subagent_lsp_enabled",
+        "not read: sub-agents follow the parent's lsp_enabled and --no-lsp",
+    ),
+    (
+        "lsp_diagnostics_on_write",
+        "not read: zut attaches diagnostics after every write and edit while LSP is on (lsp_enabled: false or --no-lsp turns both off)",
+    ),
+    (
+        "lsp_diagnostics_on_edit",
+        "not read: zut attaches diagnostics after every write and edit while LSP is on (lsp_enabled: false or --no-lsp turns both off)",
+    ),
+    (
+        "recursive_file_suggest",
+        "not read: zut's @ file picker always searches the whole project tree",
+    ),
+    (
+        "respect_gitignore",
+        "not read: zut's @ file picker always leaves out what .gitignore ignores",
+    ),
+    (
+        "show_instructions_at_startup",
+        "not read: zut shows its extensions with /info and its skills with /skills, not at start-up",
+    ),
+    (
+        "last_changelog_shown",
+        "not read: zut never fetches release notes (the key is kept as the Go original wrote it)",
+    ),
 ];
 
 /// An ignored key and why.
@@ -68,7 +123,8 @@ pub const GO_ONLY_KEYS: &[&str] = &[
 pub struct IgnoredKey {
     /// The key.
     pub key: String,
-    /// `not supported by zut yet` or `unknown key`.
+    /// Why: the reason for a key of the Go original ([`GO_ONLY_KEYS`]),
+    /// else `unknown key`.
     pub why: &'static str,
 }
 
@@ -111,6 +167,14 @@ pub struct ConfigFile {
     pub goals: crate::goals_keys::GoalsKeys,
     /// `subagents`: the children's limits.
     pub subagents: crate::subagents_keys::SubagentsKeys,
+    /// `http_proxy`: the proxy of zut's HTTP requests (and of the commands
+    /// it runs) when `HTTP_PROXY`/`HTTPS_PROXY` are not set.
+    pub http_proxy: Option<String>,
+    /// `insecure`: skip TLS certificate checks for an explicit base URL
+    /// (`--base-url`, models.json `baseUrl`), never a preset's own.
+    pub insecure: Option<bool>,
+    /// `lsp_enabled`: `false` works as `--no-lsp`.
+    pub lsp_enabled: Option<bool>,
 }
 
 impl ConfigFile {
@@ -227,17 +291,33 @@ impl ConfigFile {
         c.extension_sandbox_strict = crate::sandbox::parse_extension_sandbox(path, map)?;
         c.sandbox = crate::sandbox::parse(path, map)?;
         c.goals = crate::goals_keys::GoalsKeys::from_map(path, map)?;
+        c.http_proxy = string("http_proxy")?;
+        if let Some(p) = &c.http_proxy {
+            check_proxy(p).map_err(|e| ConfigError::key(path, "http_proxy", e))?;
+        }
+        let boolean = |key: &str| -> Result<Option<bool>, ConfigError> {
+            match map.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::Bool(b)) => Ok(Some(*b)),
+                Some(v) => Err(ConfigError::key(
+                    path,
+                    key,
+                    format!("expected true or false, found {}", kind(v)),
+                )),
+            }
+        };
+        c.insecure = boolean("insecure")?;
+        c.lsp_enabled = boolean("lsp_enabled")?;
         let mut ignored: Vec<IgnoredKey> = map
             .keys()
             .filter(|k| !SUPPORTED_KEYS.contains(&k.as_str()))
             .filter(|k| !MCP_KEYS.contains(&k.as_str()))
             .map(|k| IgnoredKey {
                 key: k.clone(),
-                why: if GO_ONLY_KEYS.contains(&k.as_str()) {
-                    "not supported by zut yet"
-                } else {
-                    "unknown key"
-                },
+                why: GO_ONLY_KEYS
+                    .iter()
+                    .find(|(g, _)| *g == k.as_str())
+                    .map_or("unknown key", |(_, why)| why),
             })
             .collect();
         c.subagents = crate::subagents_keys::SubagentsKeys::from_map(path, map, &mut ignored)?;
@@ -245,6 +325,28 @@ impl ConfigFile {
         c.ignored = ignored;
         Ok(c)
     }
+}
+
+/// Checks an `http_proxy` value: `http://`, `https://` (optionally with
+/// `user:password@`), or a bare `host:port` (taken as `http://`).
+pub fn check_proxy(value: &str) -> Result<(), String> {
+    let rest = match value.split_once("://") {
+        Some(("http" | "https", rest)) => rest,
+        Some((scheme, _)) => {
+            return Err(format!(
+                "{scheme:?} proxies are not supported (expected an http:// or https:// URL)"
+            ))
+        }
+        None => value,
+    };
+    let host = rest.rsplit('@').next().unwrap_or(rest);
+    let host = host.split('/').next().unwrap_or(host);
+    if host.is_empty() || host.contains(char::is_whitespace) {
+        return Err(format!(
+            "{value:?} is not a proxy URL (expected e.g. http://proxy.example:3128)"
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -263,7 +365,8 @@ mod tests {
         let c = load(
             r#"{"provider":"my-co","model":"m1","reasoning":"HIGH","temperature":0.2,
                "theme":"dark","auto_compact_threshold":85,"terminal_alerts_enabled":false,
-               "lsp_enabled":true,"wat":1,"model_x":null}"#,
+               "fast_mode":true,"wat":1,"model_x":null,"lsp_enabled":false,
+               "http_proxy":"http://proxy.example:3128","insecure":true}"#,
         )
         .unwrap()
         .unwrap();
@@ -272,12 +375,15 @@ mod tests {
         assert_eq!(c.temperature, Some(0.2));
         assert_eq!(c.auto_compact_threshold, Some(85));
         assert_eq!(c.terminal_alerts_enabled, Some(false));
+        assert_eq!(c.lsp_enabled, Some(false));
+        assert_eq!(c.insecure, Some(true));
+        assert_eq!(c.http_proxy.as_deref(), Some("http://proxy.example:3128"));
         let ignored: Vec<(&str, &str)> =
             c.ignored.iter().map(|i| (i.key.as_str(), i.why)).collect();
         assert_eq!(
             ignored,
             vec![
-                ("lsp_enabled", "not supported by zut yet"),
+                ("fast_mode", GO_ONLY_KEYS[0].1),
                 ("model_x", "unknown key"),
                 ("wat", "unknown key")
             ]
@@ -309,6 +415,16 @@ mod tests {
         );
         let e = load(r#"{"temperature": 9}"#).unwrap_err();
         assert!(e.to_string().contains("out of range"));
+        let e = load(r#"{"http_proxy": "socks5://p:1080"}"#).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("http_proxy: \"socks5\" proxies are not supported"),
+            "{e}"
+        );
+        let e = load(r#"{"http_proxy": "http://"}"#).unwrap_err();
+        assert!(e.to_string().contains("is not a proxy URL"), "{e}");
+        let e = load(r#"{"insecure": "yes"}"#).unwrap_err();
+        assert!(e.to_string().contains("insecure: expected true or false"));
         let e = load(r#"{"terminal_alerts_enabled": "yes"}"#).unwrap_err();
         assert!(e
             .to_string()

@@ -13,6 +13,7 @@
 pub mod config_file;
 pub mod error;
 pub mod goals_keys;
+pub mod insecure;
 pub mod models_file;
 mod read;
 pub mod resolve;

@@ -32,6 +32,8 @@ pub struct Flags {
     pub context_window: Option<u64>,
     /// `--auto-compact` (share of the window, 0 disables).
     pub auto_compact: Option<f64>,
+    /// `--insecure`: skip TLS certificate checks for an explicit base URL.
+    pub insecure: bool,
 }
 
 /// The environment variable that overrides a preset's base URL:
@@ -171,6 +173,18 @@ pub fn resolve(
         p.reasoning = reasoning.value;
         p.temperature = temperature.value;
     }
+    let mut warnings = Vec::new();
+    let insecure = crate::insecure::resolve(
+        flags.insecure,
+        config
+            .as_ref()
+            .and_then(|c| c.insecure.map(|i| (i, cfg_origin("insecure")))),
+        &out.base_url,
+        &mut warnings,
+    );
+    if let Ok(p) = &mut out.provider {
+        p.insecure_tls = insecure.value;
+    }
 
     let context_window = if let Some(n) = flags.context_window {
         Setting::new(Some(n), Origin::Flag("--context-window"))
@@ -204,10 +218,14 @@ pub fn resolve(
         Some(b) => Setting::new(b, cfg_origin("terminal_alerts_enabled")),
         None => Setting::new(true, Origin::Default(String::new())),
     };
-    let warnings = models
+    let mut warnings: Vec<String> = models
         .as_ref()
         .map(|m| m.warnings.clone())
-        .unwrap_or_default();
+        .unwrap_or_default()
+        .into_iter()
+        .chain(warnings)
+        .collect();
+    warnings.dedup();
     Ok(Settings {
         config_file: config,
         models_file: models,
@@ -224,6 +242,7 @@ pub fn resolve(
         theme,
         terminal_alerts_enabled,
         warnings,
+        insecure_tls: insecure,
     })
 }
 

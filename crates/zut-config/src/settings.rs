@@ -87,4 +87,7 @@ pub struct Settings {
     pub terminal_alerts_enabled: Setting<bool>,
     /// Non-fatal problems (unknown keys are in `config_file.ignored`).
     pub warnings: Vec<String>,
+    /// TLS certificates not checked (`--insecure`, config.json `insecure`),
+    /// only ever for an explicit base URL (see [`crate::insecure`]).
+    pub insecure_tls: Setting<bool>,
 }

@@ -111,6 +111,10 @@ pub struct ProviderConfig {
     /// Prices given in models.json (`priceInput`...) per model id; for a
     /// model not listed, [`ProviderConfig::prices_for`] asks the catalog.
     pub prices: Vec<(String, crate::catalog::Prices)>,
+    /// Skip TLS certificate checks (`--insecure`, config.json `insecure`).
+    /// zut-config sets it only for an explicit base URL (`--base-url`,
+    /// models.json `baseUrl`), never for a preset's own endpoint.
+    pub insecure_tls: bool,
 }
 
 /// Azure OpenAI addressing: deployments and `api-version`.
@@ -172,6 +176,7 @@ impl std::fmt::Debug for ProviderConfig {
             .field("azure", &self.azure)
             .field("responses_models", &self.responses_models)
             .field("prices", &self.prices)
+            .field("insecure_tls", &self.insecure_tls)
             .finish()
     }
 }
@@ -213,6 +218,7 @@ impl ProviderConfig {
             }),
             responses_models: p.responses_models.iter().map(|m| m.to_string()).collect(),
             prices: Vec::new(),
+            insecure_tls: false,
         })
     }
 
@@ -475,6 +481,7 @@ pub fn resolve(
             .map(|m| m.to_string())
             .collect(),
         prices: Vec::new(),
+        insecure_tls: false,
     })
 }
 

@@ -65,6 +65,7 @@ pub async fn list_models(
         .connect_timeout(config.connect_timeout.min(timeout))
         .timeout(timeout)
         .user_agent(concat!("zut/", env!("CARGO_PKG_VERSION")))
+        .danger_accept_invalid_certs(config.insecure_tls)
         .build()
         .map_err(|e| ProviderError::Config(format!("cannot build HTTP client: {e}")))?;
     let mut builder = client.get(&url).header("accept", "application/json");

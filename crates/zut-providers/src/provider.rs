@@ -81,6 +81,7 @@ impl Provider {
         let client = reqwest::Client::builder()
             .connect_timeout(config.connect_timeout)
             .user_agent(concat!("zut/", env!("CARGO_PKG_VERSION")))
+            .danger_accept_invalid_certs(config.insecure_tls)
             .build()
             .map_err(|e| ProviderError::Config(format!("cannot build HTTP client: {e}")))?;
         Ok(Provider {

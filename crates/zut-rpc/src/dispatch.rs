@@ -283,10 +283,17 @@ impl Dispatcher {
         };
         let out = self.out.clone();
         let kind = kind.to_string();
+        let c = self.controller.clone();
         self.tasks.spawn(async move {
             let r = match job.outcome().await {
                 JobOutcome::Session(Ok(m)) => {
-                    Response::ok(id, &kind, data(&crate::sessions::moved(&m)))
+                    let mut d = crate::sessions::moved(&m);
+                    if kind == "switch_session" {
+                        // Goes on with the session's provider and model,
+                        // as the TUI's resume does.
+                        crate::sessions::restore_model(&c, &m, &mut d);
+                    }
+                    Response::ok(id, &kind, data(&d))
                 }
                 JobOutcome::Session(Err(e)) => Response::err(id, &kind, e),
                 _ => Response::err(id, &kind, "the conversation has stopped"),

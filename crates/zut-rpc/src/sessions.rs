@@ -79,5 +79,21 @@ pub fn moved(m: &SessionMoved) -> SessionData {
         id: snap.map(|s| s.meta.id.clone()),
         title: snap.map(|s| s.title.clone()).unwrap_or_default(),
         message_count: snap.map_or(0, |s| s.messages.len()),
+        model: None,
+        model_warning: None,
+    }
+}
+
+/// After `switch_session`: the session's provider and model restored
+/// (`model` says which, `model_warning` why not when they are not
+/// available now; the conversation goes on with the one in use).
+pub fn restore_model(c: &zut_agent::Controller, m: &SessionMoved, d: &mut SessionData) {
+    let Some(meta) = m.snapshot.as_deref().map(|s| &s.meta) else {
+        return;
+    };
+    match c.restore_session_model(&meta.provider, &meta.model) {
+        Ok(Some(label)) => d.model = Some(label),
+        Ok(None) => {}
+        Err(w) => d.model_warning = Some(w),
     }
 }

@@ -394,6 +394,14 @@ pub struct SessionData {
     pub title: String,
     /// Its messages (the conversation's transcript now).
     pub message_count: usize,
+    /// `switch_session`: `provider/model` the conversation switched to,
+    /// the ones the session last used (absent: unchanged).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// `switch_session`: why the session's provider and model could not be
+    /// restored (the conversation goes on with the ones in use).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_warning: Option<String>,
 }
 
 /// One row of `list_sessions` (opt-in `sessions`).

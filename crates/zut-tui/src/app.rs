@@ -159,6 +159,9 @@ pub struct App {
     /// When Esc was pressed on an idle, empty editor (a second one opens
     /// the session tree).
     pub last_esc: Option<Instant>,
+    /// The quick-model slot (1–9) whose model the coming `/model` picker
+    /// chooses (`/settings`' slot rows).
+    pub pending_slot: Option<u8>,
     /// Widgets were moved above the editor with Ctrl+B (no sidebar).
     pub sidebar_hidden: bool,
     /// Themes to choose from with `/theme`, and the one in use.
@@ -200,6 +203,7 @@ impl App {
             mentions: Vec::new(),
             picker: None,
             last_esc: None,
+            pending_slot: None,
             sidebar_hidden: false,
             themes: crate::themes::Catalog::default(),
             confirms: Default::default(),

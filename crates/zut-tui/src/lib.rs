@@ -15,6 +15,7 @@ pub mod app;
 pub mod btw;
 pub mod chrome;
 pub mod commands;
+pub mod config_write;
 pub mod confirm;
 mod diff_view;
 pub mod editor;

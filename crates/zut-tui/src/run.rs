@@ -341,7 +341,7 @@ fn conversation(app: &mut App, ev: TuiEvent, themes_dir: Option<&std::path::Path
             Vec::new()
         }
         TuiEvent::Picker(p) => {
-            app.picker = Some(p);
+            app.picker = Some(crate::pickers::slots::arrived(app, p));
             Vec::new()
         }
         TuiEvent::ToolGuards(names) => {

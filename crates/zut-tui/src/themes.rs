@@ -645,26 +645,9 @@ fn apply_configured(app: &mut App, value: &str) {
 }
 
 /// Writes `theme: value` into `config.json` (other keys kept; created when
-/// missing).
+/// missing; see [`crate::config_write`]).
 pub fn save(config: &Path, value: &str) -> Result<(), String> {
-    let mut json = match std::fs::read_to_string(config) {
-        Ok(text) => match serde_json::from_str::<Value>(&text) {
-            Ok(Value::Object(m)) => m,
-            Ok(_) => return Err(format!("{}: not a JSON object", config.display())),
-            Err(e) => return Err(format!("{}:{}: {e}", config.display(), e.line())),
-        },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => serde_json::Map::new(),
-        Err(e) => return Err(format!("{}: {e}", config.display())),
-    };
-    json.insert("theme".into(), Value::String(value.to_string()));
-    let text = serde_json::to_string_pretty(&Value::Object(json)).unwrap_or_default() + "\n";
-    if let Some(dir) = config.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    let tmp = config.with_extension("json.tmp");
-    std::fs::write(&tmp, text)
-        .and_then(|()| std::fs::rename(&tmp, config))
-        .map_err(|e| format!("{}: {e}", config.display()))
+    crate::config_write::set(config, &[("theme", Value::String(value.to_string()))])
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@
 mod commands;
 mod drop_queued;
 mod elicit;
+mod front_hooks;
 mod goal_loop;
 mod handle;
 mod jail;
@@ -34,6 +35,7 @@ use tokio::task::JoinHandle;
 use zut_ext_host::{ExtensionHost, UiReceiver};
 use zut_providers::{Message, Part, Provider};
 
+pub use front_hooks::{ModelLister, SessionModelRestorer};
 pub use jail::JailState;
 pub use models::ModelInfo;
 pub use session_moves::SessionMove;
@@ -305,8 +307,12 @@ impl Controller {
         Ok(name)
     }
 
-    /// The models of the current provider.
+    /// The models of the current provider, or what the front end's
+    /// lister offers ([`Controller::set_model_lister`]).
     pub fn models(&self) -> Vec<ModelInfo> {
+        if let Some(list) = self.listed_models() {
+            return list;
+        }
         let st = self.shared.lock();
         models::models(&st.provider_name, &st.model)
     }

@@ -115,6 +115,8 @@ pub(crate) struct Shared {
     pub(crate) resolver: std::sync::OnceLock<super::switch::ModelResolver>,
     /// The agent's children (`super::subagents`).
     pub(crate) subagents: crate::subagent::link::Link,
+    /// The front end's model lister and session model restorer.
+    pub(crate) hooks: super::front_hooks::FrontHooks,
 }
 
 impl Shared {
@@ -151,6 +153,7 @@ impl Shared {
             idle: Notify::new(),
             resolver: std::sync::OnceLock::new(),
             subagents: agent.subagent_link.clone(),
+            hooks: Default::default(),
         }
     }
 

@@ -41,7 +41,13 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
         .map_err(|e| e.to_string())
         .and_then(|c| Provider::new(c).map_err(|e| e.to_string()));
     let mut builtins = crate::web_setup::with_web(enabled_builtins(args)?, args, &settings);
-    if args.no_lsp {
+    // config.json `lsp_enabled: false` works as `--no-lsp`.
+    let no_lsp = args.no_lsp
+        || settings
+            .config_file
+            .as_ref()
+            .is_some_and(|c| c.lsp_enabled == Some(false));
+    if no_lsp {
         builtins.retain(|n| n != "lsp");
     }
     if args.orchestrate {
@@ -86,7 +92,7 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
     // diagnostics after `write`/`edit`; nothing starts until a file needs
     // one, except the `runOnStartup` linters (below, once the jail is known).
     let mut lsp_manager = None;
-    if !args.no_lsp
+    if !no_lsp
         && builtins
             .iter()
             .any(|n| matches!(n.as_str(), "lsp" | "write" | "edit"))

@@ -14,6 +14,7 @@ mod keys;
 mod login;
 mod render;
 mod sessions;
+pub mod slots;
 mod theme;
 
 use std::time::{Duration, Instant};
@@ -248,7 +249,11 @@ pub(crate) fn builtin(app: &mut App, name: &str, args: &str) -> Option<Vec<Effec
         "sessions" | "resume" => PickerKind::Sessions,
         "fork" => PickerKind::Fork,
         "tree" => PickerKind::Tree,
-        "model" | "models" if args.is_empty() => PickerKind::Model,
+        "model" | "models" if args.is_empty() => {
+            // `/model` itself switches, whatever a slot row asked before.
+            app.pending_slot = None;
+            PickerKind::Model
+        }
         "reasoning" if args.is_empty() => {
             app.picker = Some(reasoning_picker(&app.status.reasoning));
             return Some(Vec::new());
@@ -330,15 +335,19 @@ fn settings_picker(app: &App) -> Picker {
     } else {
         &s.reasoning
     };
-    let items = vec![
+    let mut items = vec![
         PickerItem::new("model", "model").detail(format!("{} ({})", s.model, s.provider)),
         PickerItem::new("reasoning", "reasoning").detail(reasoning.to_string()),
-        PickerItem::new("terminal alerts", "alerts").detail(if app.alerts_enabled {
-            "on: extension alerts ring the bell (this run)"
-        } else {
-            "off (this run)"
-        }),
+        PickerItem::new("terminal alerts", "alerts").detail(
+            match (app.alerts_enabled, app.themes.config_path.is_some()) {
+                (true, true) => "on: alerts and approvals ring the bell (config.json)",
+                (true, false) => "on: alerts and approvals ring the bell (this run)",
+                (false, true) => "off (config.json)",
+                (false, false) => "off (this run)",
+            },
+        ),
     ];
+    items.extend(slots::rows(app));
     Picker::new(PickerKind::Settings, "settings", items)
 }
 
@@ -363,11 +372,32 @@ fn picked(app: &mut App, kind: PickerKind, value: String) -> Vec<Effect> {
             "alerts" => {
                 app.alerts_enabled = !app.alerts_enabled;
                 let state = if app.alerts_enabled { "on" } else { "off" };
-                app.push_status("ok", format!("✓ terminal alerts {state}"), Instant::now());
+                // Written to config.json, as the Go original's /settings does.
+                let saved = match &app.themes.config_path {
+                    Some(cfg) => match crate::config_write::set(
+                        cfg,
+                        &[(
+                            "terminal_alerts_enabled",
+                            serde_json::Value::Bool(app.alerts_enabled),
+                        )],
+                    ) {
+                        Ok(()) => " (saved)".to_string(),
+                        Err(e) => {
+                            app.push_note("error", format!("terminal alerts not saved: {e}"));
+                            String::new()
+                        }
+                    },
+                    None => String::new(),
+                };
+                app.push_status(
+                    "ok",
+                    format!("✓ terminal alerts {state}{saved}"),
+                    Instant::now(),
+                );
                 app.picker = Some(settings_picker(app).select(2));
                 Vec::new()
             }
-            _ => Vec::new(),
+            other => slots::pick(app, other).unwrap_or_default(),
         },
         PickerKind::Skills => {
             app.editor.insert(&format!("/skill:{value} "));
@@ -403,6 +433,8 @@ pub fn update(app: &mut App, mut p: Picker) {
         return;
     };
     let value = open.selected_item().map(|i| i.value.clone());
+    let open = open.clone();
+    slots::redecorate(app, &open, &mut p);
     p.query = open.query.clone();
     let visible = p.visible();
     p.selected = value
@@ -437,9 +469,12 @@ pub(crate) fn key(app: &mut App, key: &crossterm::event::KeyEvent) -> Vec<Effect
             Vec::new()
         }
         Outcome::Pick(value) => {
-            let kind = p.kind;
+            let (kind, slot) = (p.kind, slots::slot_of(p));
             app.picker = None;
-            picked(app, kind, value)
+            match slot {
+                Some(n) => slots::assign(app, n, &value),
+                None => picked(app, kind, value),
+            }
         }
     }
 }
