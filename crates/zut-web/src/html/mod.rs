@@ -3,17 +3,19 @@
 //! asides), headings, lists, quotes, tables, inline code, code blocks kept
 //! verbatim with their language, and links numbered for `web_click`.
 //!
-//! The document is parsed by html5ever (through `scraper`) into an arena
-//! tree, walked without recursion: a 10,000-level nested page cannot
+//! The document is parsed by html5ever into a compact arena ([`dom`]:
+//! only what the converter reads), walked without recursion: a 10,000-level nested page cannot
 //! overflow the stack. Past [`MAX_STRUCTURE_DEPTH`] levels elements stop
 //! adding structure, so output stays linear in the input.
 
+mod dom;
 mod markdown;
 mod skip;
 
-use ego_tree::NodeRef;
-use scraper::{Html, Node};
+use html5ever::tendril::TendrilSink;
 use url::Url;
+
+use dom::{Dom, DomSink, NodeRef, Value};
 
 use crate::limits::{MAX_PAGE_TEXT_BYTES, MAX_STRUCTURE_DEPTH};
 
@@ -35,7 +37,11 @@ pub struct Converted {
 /// Converts `html` (relative links resolve against `base`, or the page's
 /// `<base href>`).
 pub fn to_markdown(html: &str, base: Option<&Url>) -> Converted {
-    convert(Html::parse_document(html), base)
+    let sink = DomSink::with_capacity(memchr_count(b'<', html.as_bytes()) + 16, html.len());
+    convert(
+        html5ever::driver::parse_document(sink, Default::default()).one(html),
+        base,
+    )
 }
 
 /// Converts a fetched HTML body: decoded in 64 KiB pieces (charset from
@@ -47,14 +53,11 @@ pub fn body_to_markdown(
     header_charset: Option<&str>,
     base: Option<&Url>,
 ) -> Converted {
-    use html5ever::tendril::{StrTendril, TendrilSink};
+    use html5ever::tendril::StrTendril;
     // The node arena sized up front (about one node per `<`): growing it
     // by doubling would hold the old and the new arena at once.
-    let mut doc = Html::new_document();
-    let estimate = memchr_count(b'<', &body) + 16;
-    doc.tree = ego_tree::Tree::with_capacity(Node::Document, estimate);
-    let mut parser =
-        html5ever::driver::parse_document(scraper::HtmlTreeSink::new(doc), Default::default());
+    let sink = DomSink::with_capacity(memchr_count(b'<', &body) + 16, body.len());
+    let mut parser = html5ever::driver::parse_document(sink, Default::default());
     let encoding = crate::decode::html_encoding(&body, header_charset);
     let mut decoder = encoding.new_decoder_with_bom_removal();
     let mut piece = String::with_capacity(64 * 1024 + 16);
@@ -81,7 +84,7 @@ fn memchr_count(needle: u8, hay: &[u8]) -> usize {
     hay.iter().filter(|b| **b == needle).count()
 }
 
-fn convert(doc: Html, base: Option<&Url>) -> Converted {
+fn convert(doc: Dom, base: Option<&Url>) -> Converted {
     let found = Landmarks::find(&doc);
     let base = match (&found.base_href, base) {
         (Some(href), Some(b)) => b.join(href).ok().or_else(|| Some(b.clone())),
@@ -89,7 +92,7 @@ fn convert(doc: Html, base: Option<&Url>) -> Converted {
         (None, b) => b.cloned(),
     };
     let page_level = found.root.is_none();
-    let root = found.root.or(found.body).unwrap_or_else(|| doc.tree.root());
+    let root = found.root.or(found.body).unwrap_or_else(|| doc.root());
     let mut out = markdown::Writer::new(base.as_ref(), MAX_PAGE_TEXT_BYTES);
     walk(root, &mut out, page_level);
     let mut conv = out.finish();
@@ -110,13 +113,13 @@ fn convert(doc: Html, base: Option<&Url>) -> Converted {
 struct Landmarks<'a> {
     title: Option<String>,
     base_href: Option<String>,
-    body: Option<NodeRef<'a, Node>>,
-    root: Option<NodeRef<'a, Node>>,
+    body: Option<NodeRef<'a>>,
+    root: Option<NodeRef<'a>>,
     scripts: usize,
 }
 
 impl<'a> Landmarks<'a> {
-    fn find(doc: &'a Html) -> Self {
+    fn find(doc: &'a Dom) -> Self {
         let mut title = None;
         let mut base_href = None;
         let mut body = None;
@@ -125,24 +128,29 @@ impl<'a> Landmarks<'a> {
         let mut article = None;
         let mut articles = 0usize;
         let mut scripts = 0usize;
-        for node in doc.tree.root().descendants() {
-            let Node::Element(el) = node.value() else {
+        for node in doc.root().descendants() {
+            let Value::Element(el) = node.value() else {
                 continue;
             };
             match el.name() {
                 "title" if title.is_none() => {
                     let t: String = node
                         .descendants()
-                        .filter_map(|n| n.value().as_text().map(|t| &**t))
+                        .filter_map(|n| match n.value() {
+                            Value::Text(t) => Some(t),
+                            _ => None,
+                        })
                         .collect();
                     let t = collapse(&t);
                     if !t.is_empty() {
                         title = Some(t.chars().take(512).collect());
                     }
                 }
-                "base" if base_href.is_none() => base_href = el.attr("href").map(str::to_string),
+                "base" if base_href.is_none() => {
+                    base_href = el.attr(dom::Attr::Href).map(str::to_string)
+                }
                 "body" if body.is_none() => body = Some(node),
-                "main" if main.is_none() && !skip::hidden(el) => main = Some(node),
+                "main" if main.is_none() && !el.has(skip::HIDDEN) => main = Some(node),
                 "article" => {
                     articles += 1;
                     article.get_or_insert(node);
@@ -150,7 +158,7 @@ impl<'a> Landmarks<'a> {
                 "script" => scripts += 1,
                 _ => {}
             }
-            if role_main.is_none() && el.attr("role") == Some("main") && !skip::hidden(el) {
+            if role_main.is_none() && el.has(skip::ROLE_MAIN) && !el.has(skip::HIDDEN) {
                 role_main = Some(node);
             }
         }
@@ -168,7 +176,7 @@ impl<'a> Landmarks<'a> {
 }
 
 /// Walks the subtree of `root` in document order without recursion.
-fn walk(root: NodeRef<'_, Node>, out: &mut markdown::Writer<'_>, page_level: bool) {
+fn walk(root: NodeRef<'_>, out: &mut markdown::Writer<'_>, page_level: bool) {
     let mut stack: Vec<markdown::Opened> = Vec::new();
     let mut cur = root;
     'walk: loop {
@@ -176,7 +184,7 @@ fn walk(root: NodeRef<'_, Node>, out: &mut markdown::Writer<'_>, page_level: boo
             break;
         }
         let opened = match cur.value() {
-            Node::Element(el) => {
+            Value::Element(el) => {
                 // Skipped subtrees and code blocks (written whole) are not
                 // descended into.
                 if skip::skipped(el, page_level) || out.try_code_block(cur, el) {
@@ -185,12 +193,12 @@ fn walk(root: NodeRef<'_, Node>, out: &mut markdown::Writer<'_>, page_level: boo
                     Some(out.open(cur, el, stack.len() > MAX_STRUCTURE_DEPTH))
                 }
             }
-            Node::Text(t) => {
+            Value::Text(t) => {
                 out.text(t);
                 None
             }
-            Node::Document | Node::Fragment => Some(markdown::Opened::Nothing),
-            _ => None,
+            Value::Document => Some(markdown::Opened::Nothing),
+            Value::Other => None,
         };
         if let Some(op) = opened {
             match cur.first_child() {
