@@ -154,17 +154,32 @@ impl<'a> Writer<'a> {
     pub(crate) fn text(&mut self, t: &str) {
         let mut pending = self.pending_space;
         let Some(sink) = self.sink() else { return };
-        // Words between whitespace runs, each pushed whole.
-        for (i, word) in t.split(char::is_whitespace).enumerate() {
-            pending |= i > 0;
-            if word.is_empty() {
-                continue;
+        // Words between whitespace runs, each pushed whole; ASCII bytes
+        // are classified without decoding.
+        let bytes = t.as_bytes();
+        let mut word = 0;
+        let mut i = 0;
+        while i < bytes.len() {
+            let (space, width) = match bytes[i] {
+                b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ' => (true, 1),
+                b if b < 0x80 => (false, 1),
+                _ => match t.get(i..).and_then(|rest| rest.chars().next()) {
+                    Some(c) => (c.is_whitespace(), c.len_utf8()),
+                    None => (false, 1),
+                },
+            };
+            if space {
+                if let Some(w) = t.get(word..i).filter(|w| !w.is_empty()) {
+                    push_word(sink, w, pending);
+                }
+                pending = true;
+                word = i + width;
             }
-            if pending && !sink.is_empty() && !sink.ends_with(' ') {
-                sink.push(' ');
-            }
+            i += width;
+        }
+        if let Some(w) = t.get(word..).filter(|w| !w.is_empty()) {
+            push_word(sink, w, pending);
             pending = false;
-            sink.push_str(word);
         }
         self.pending_space = pending;
     }
@@ -623,6 +638,15 @@ impl<'a> Writer<'a> {
         self.need_blank = self.items == 0;
         true
     }
+}
+
+/// Pushes `word`, after a space when `pending` and the sink does not
+/// already end with one.
+fn push_word(sink: &mut String, word: &str, pending: bool) {
+    if pending && !sink.is_empty() && !sink.ends_with(' ') {
+        sink.push(' ');
+    }
+    sink.push_str(word);
 }
 
 /// A table used for layout: `role="presentation"`, or holding code
