@@ -10,7 +10,7 @@
 //! doctypes and other attributes are dropped as they arrive.
 
 use std::borrow::Cow;
-use std::cell::{Ref, RefCell};
+use std::cell::{Cell, Ref, RefCell};
 
 use html5ever::tendril::StrTendril;
 use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
@@ -420,12 +420,26 @@ impl<'a> Iterator for Descendants<'a> {
 }
 
 /// html5ever's tree builder writes the [`Dom`] through this.
-pub(super) struct DomSink(RefCell<Dom>);
+pub(super) struct DomSink {
+    dom: RefCell<Dom>,
+    /// Element names the tree builder asked for: its scope checks walk the
+    /// stack of open elements for most tags, so its time grows like this
+    /// (with the square of the nesting depth on a page nested to stall it).
+    work: Cell<u64>,
+}
 
 impl DomSink {
     /// A sink for a page of `html_bytes` bytes holding about `nodes` nodes.
     pub(super) fn with_capacity(nodes: usize, html_bytes: usize) -> Self {
-        Self(RefCell::new(Dom::with_capacity(nodes, html_bytes)))
+        Self {
+            dom: RefCell::new(Dom::with_capacity(nodes, html_bytes)),
+            work: Cell::new(0),
+        }
+    }
+
+    /// The parser's work so far (see `work`).
+    pub(super) fn work(&self) -> u64 {
+        self.work.get()
     }
 }
 
@@ -449,7 +463,7 @@ impl TreeSink for DomSink {
     type ElemName<'a> = Name<'a>;
 
     fn finish(self) -> Dom {
-        self.0.into_inner()
+        self.dom.into_inner()
     }
 
     fn parse_error(&self, _msg: Cow<'static, str>) {}
@@ -459,7 +473,8 @@ impl TreeSink for DomSink {
     }
 
     fn elem_name<'a>(&'a self, target: &'a u32) -> Name<'a> {
-        Name(Ref::map(self.0.borrow(), |d| {
+        self.work.set(self.work.get().saturating_add(1));
+        Name(Ref::map(self.dom.borrow(), |d| {
             let i = match d.node(*target).map(|n| n.kind) {
                 Some(Kind::Element(i)) => i as usize,
                 _ => 0,
@@ -469,7 +484,7 @@ impl TreeSink for DomSink {
     }
 
     fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> u32 {
-        let mut d = self.0.borrow_mut();
+        let mut d = self.dom.borrow_mut();
         let mut el = Elem::new(name.ns, name.local);
         el.facts = skip::name_facts(&el.local);
         el.absorb(attrs);
@@ -486,15 +501,15 @@ impl TreeSink for DomSink {
     }
 
     fn create_comment(&self, _text: StrTendril) -> u32 {
-        self.0.borrow_mut().push(Kind::Other)
+        self.dom.borrow_mut().push(Kind::Other)
     }
 
     fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> u32 {
-        self.0.borrow_mut().push(Kind::Other)
+        self.dom.borrow_mut().push(Kind::Other)
     }
 
     fn append(&self, parent: &u32, child: NodeOrText<u32>) {
-        let mut d = self.0.borrow_mut();
+        let mut d = self.dom.borrow_mut();
         match child {
             NodeOrText::AppendNode(id) => d.append_child(*parent, id),
             NodeOrText::AppendText(t) => {
@@ -509,7 +524,7 @@ impl TreeSink for DomSink {
 
     fn append_based_on_parent_node(&self, element: &u32, prev: &u32, child: NodeOrText<u32>) {
         let has_parent = self
-            .0
+            .dom
             .borrow()
             .node(*element)
             .is_some_and(|n| n.parent != NONE);
@@ -523,7 +538,7 @@ impl TreeSink for DomSink {
     fn append_doctype_to_document(&self, _: StrTendril, _: StrTendril, _: StrTendril) {}
 
     fn get_template_contents(&self, target: &u32) -> u32 {
-        let d = self.0.borrow();
+        let d = self.dom.borrow();
         d.node(*target)
             .map(|n| n.first)
             .filter(|f| *f != NONE)
@@ -537,7 +552,7 @@ impl TreeSink for DomSink {
     fn set_quirks_mode(&self, _mode: QuirksMode) {}
 
     fn append_before_sibling(&self, sibling: &u32, new_node: NodeOrText<u32>) {
-        let mut d = self.0.borrow_mut();
+        let mut d = self.dom.borrow_mut();
         let Some(s) = d.node(*sibling).copied() else {
             return;
         };
@@ -558,7 +573,7 @@ impl TreeSink for DomSink {
     }
 
     fn add_attrs_if_missing(&self, target: &u32, attrs: Vec<Attribute>) {
-        let mut d = self.0.borrow_mut();
+        let mut d = self.dom.borrow_mut();
         if let Some(Kind::Element(i)) = d.node(*target).map(|n| n.kind) {
             if let Some(el) = d.elems.get_mut(i as usize) {
                 el.absorb(attrs);
@@ -567,11 +582,11 @@ impl TreeSink for DomSink {
     }
 
     fn remove_from_parent(&self, target: &u32) {
-        self.0.borrow_mut().detach(*target);
+        self.dom.borrow_mut().detach(*target);
     }
 
     fn reparent_children(&self, node: &u32, new_parent: &u32) {
-        let mut d = self.0.borrow_mut();
+        let mut d = self.dom.borrow_mut();
         while let Some(child) = d.node(*node).map(|n| n.first).filter(|c| *c != NONE) {
             d.append_child(*new_parent, child);
         }

@@ -128,6 +128,7 @@ impl<'a> Writer<'a> {
             links: self.links,
             truncated: self.truncated,
             scripts: 0,
+            nesting_cut: false,
         }
     }
 

@@ -17,7 +17,9 @@ use url::Url;
 
 use dom::{Dom, DomSink, NodeRef, Value};
 
-use crate::limits::{MAX_PAGE_TEXT_BYTES, MAX_STRUCTURE_DEPTH};
+use crate::limits::{
+    MAX_PAGE_TEXT_BYTES, MAX_PARSE_WORK, MAX_STRUCTURE_DEPTH, PARSE_WORK_PER_BYTE,
+};
 
 /// A page converted to Markdown.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -32,16 +34,18 @@ pub struct Converted {
     pub truncated: bool,
     /// `script` elements seen (to explain an empty page).
     pub scripts: usize,
+    /// The page nests elements so deeply that parsing it whole would take
+    /// too long: only its start was converted.
+    pub nesting_cut: bool,
 }
 
 /// Converts `html` (relative links resolve against `base`, or the page's
 /// `<base href>`).
 pub fn to_markdown(html: &str, base: Option<&Url>) -> Converted {
-    let sink = DomSink::with_capacity(memchr_count(b'<', html.as_bytes()) + 16, html.len());
-    convert(
-        html5ever::driver::parse_document(sink, Default::default()).one(html),
-        base,
-    )
+    let mut feed = Feed::new(memchr_count(b'<', html.as_bytes()), html.len());
+    feed.push(html);
+    let (dom, cut) = feed.finish();
+    convert(dom, base, cut)
 }
 
 /// Converts a fetched HTML body: decoded in 64 KiB pieces (charset from
@@ -53,23 +57,20 @@ pub fn body_to_markdown(
     header_charset: Option<&str>,
     base: Option<&Url>,
 ) -> Converted {
-    use html5ever::tendril::StrTendril;
-    // The node arena sized up front (about one node per `<`): growing it
-    // by doubling would hold the old and the new arena at once.
-    let sink = DomSink::with_capacity(memchr_count(b'<', &body) + 16, body.len());
-    let mut parser = html5ever::driver::parse_document(sink, Default::default());
+    let mut feed = Feed::new(memchr_count(b'<', &body), body.len());
     let encoding = crate::decode::html_encoding(&body, header_charset);
     let mut decoder = encoding.new_decoder_with_bom_removal();
     let mut piece = String::with_capacity(64 * 1024 + 16);
-    for (i, chunk) in body.chunks(64 * 1024).enumerate() {
+    'chunks: for (i, chunk) in body.chunks(64 * 1024).enumerate() {
         let last = (i + 1) * 64 * 1024 >= body.len();
         let mut input = chunk;
         loop {
             let (result, read, _) = decoder.decode_to_string(input, &mut piece, last);
             input = &input[read..];
-            if !piece.is_empty() {
-                parser.process(StrTendril::from_slice(&piece));
-                piece.clear();
+            let more = feed.push(&piece);
+            piece.clear();
+            if !more {
+                break 'chunks;
             }
             if matches!(result, encoding_rs::CoderResult::InputEmpty) {
                 break;
@@ -77,14 +78,71 @@ pub fn body_to_markdown(
         }
     }
     drop(body);
-    convert(parser.finish(), base)
+    let (dom, cut) = feed.finish();
+    convert(dom, base, cut)
+}
+
+/// Text fed to the parser in pieces of at most this many bytes (ending
+/// before a `<` where there is one), the work budget checked after each:
+/// one piece of even the most deeply nested page costs little.
+const PIECE_BYTES: usize = 16 * 1024;
+
+/// The parser and its work budget ([`MAX_PARSE_WORK`] plus
+/// [`PARSE_WORK_PER_BYTE`] per byte of the page).
+struct Feed {
+    parser: html5ever::driver::Parser<DomSink>,
+    budget: u64,
+    cut: bool,
+}
+
+impl Feed {
+    /// A parser for a page of `bytes` bytes with about `tags` tags.
+    fn new(tags: usize, bytes: usize) -> Self {
+        // The node arena sized up front (about one node per `<`): growing
+        // it by doubling would hold the old and the new arena at once.
+        let sink = DomSink::with_capacity(tags.saturating_add(16), bytes);
+        Self {
+            parser: html5ever::driver::parse_document(sink, Default::default()),
+            budget: MAX_PARSE_WORK
+                .saturating_add((bytes as u64).saturating_mul(PARSE_WORK_PER_BYTE)),
+            cut: false,
+        }
+    }
+
+    /// Parses `text`; `false` once the budget is spent (this text and
+    /// what follows are dropped from there on).
+    fn push(&mut self, mut text: &str) -> bool {
+        use html5ever::tendril::StrTendril;
+        while !text.is_empty() && !self.cut {
+            let mut end = text.len().min(PIECE_BYTES);
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            // Pieces end before a tag, so a cut leaves no half tag behind.
+            if end < text.len() {
+                if let Some(lt) = text[..end].rfind('<').filter(|lt| *lt > 0) {
+                    end = lt;
+                }
+            }
+            let (piece, rest) = text.split_at(end);
+            self.parser.process(StrTendril::from_slice(piece));
+            text = rest;
+            self.cut = self.parser.tokenizer.sink.sink.work() > self.budget;
+        }
+        !self.cut
+    }
+
+    /// The document, and whether the budget cut it.
+    fn finish(self) -> (Dom, bool) {
+        (self.parser.finish(), self.cut)
+    }
 }
 
 fn memchr_count(needle: u8, hay: &[u8]) -> usize {
     hay.iter().filter(|b| **b == needle).count()
 }
 
-fn convert(doc: Dom, base: Option<&Url>) -> Converted {
+fn convert(doc: Dom, base: Option<&Url>, nesting_cut: bool) -> Converted {
     let found = Landmarks::find(&doc);
     let base = match (&found.base_href, base) {
         (Some(href), Some(b)) => b.join(href).ok().or_else(|| Some(b.clone())),
@@ -105,6 +163,7 @@ fn convert(doc: Dom, base: Option<&Url>) -> Converted {
     }
     conv.title = found.title.or(conv.title);
     conv.scripts = found.scripts;
+    conv.nesting_cut = nesting_cut;
     conv
 }
 
