@@ -85,7 +85,7 @@ pub fn body_to_markdown(
 /// Text fed to the parser in pieces of at most this many bytes (ending
 /// before a `<` where there is one), the work budget checked after each:
 /// one piece of even the most deeply nested page costs little.
-const PIECE_BYTES: usize = 16 * 1024;
+const PIECE_BYTES: usize = 64 * 1024;
 
 /// The parser and its work budget ([`MAX_PARSE_WORK`] plus
 /// [`PARSE_WORK_PER_BYTE`] per byte of the page).
