@@ -304,3 +304,42 @@ pub(crate) fn check_addresses(host: &str, addrs: &[SocketAddr]) -> Result<(), St
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn addrs(list: &[&str]) -> Vec<SocketAddr> {
+        list.iter()
+            .map(|a| SocketAddr::new(a.parse().unwrap(), 443))
+            .collect()
+    }
+
+    #[test]
+    fn a_name_is_refused_when_any_address_it_resolves_to_is_not_public() {
+        assert!(check_addresses("docs.rs", &addrs(&["93.184.216.34", "2606:4700::1111"])).is_ok());
+        for (list, want) in [
+            (
+                &["10.0.0.5"][..],
+                "internal.example resolves to 10.0.0.5, a private address",
+            ),
+            (&["192.168.1.20"][..], "192.168.1.20, a private address"),
+            // One private address among public ones is enough (a rebinding
+            // name answering both).
+            (
+                &["93.184.216.34", "172.16.0.9"][..],
+                "172.16.0.9, a private address",
+            ),
+            (&["169.254.169.254"][..], "a cloud metadata address"),
+            (&["::ffff:10.0.0.1"][..], "a private address"),
+            (&["fd12::1"][..], "unique-local"),
+        ] {
+            let e = check_addresses("internal.example", &addrs(list)).unwrap_err();
+            assert!(e.contains(want), "{list:?}: {e}");
+            assert!(e.contains("\"allow_hosts\""), "{e}");
+        }
+        let e = check_addresses("void.example", &[]).unwrap_err();
+        assert!(e.contains("resolves to no address"), "{e}");
+    }
+}

@@ -37,6 +37,18 @@ pub const MAX_LINKS: usize = 2000;
 /// Element depth past which the HTML converter stops adding structure
 /// (text below is still kept, without list or quote nesting).
 pub const MAX_STRUCTURE_DEPTH: usize = 512;
+/// The HTML parser's work (element names it asks for: its scope checks
+/// walk the open elements, so its time grows like this, with the square
+/// of the nesting depth) allowed for any page, plus
+/// [`PARSE_WORK_PER_BYTE`] per byte: past it the rest of the page is
+/// dropped with a note (a page nested 100,000 deep would take minutes).
+pub const MAX_PARSE_WORK: u64 = 500_000_000;
+/// See [`MAX_PARSE_WORK`].
+pub const PARSE_WORK_PER_BYTE: u64 = 16;
+/// Largest total a PDF's compressed streams may inflate to (64 MiB).
+pub const MAX_PDF_INFLATED_BYTES: usize = 64 * 1024 * 1024;
+/// Time cap of a PDF's text extraction.
+pub const PDF_TIMEOUT: Duration = Duration::from_secs(20);
 /// Nesting of lists and quotes that still indents.
 pub const MAX_INDENT_LEVELS: usize = 8;
 /// `web_find` matches shown.

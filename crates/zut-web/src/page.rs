@@ -135,7 +135,11 @@ pub async fn from_fetched(f: Fetched, max_body: usize) -> Result<Page, FetchErro
                 };
                 return Err(FetchError::Unavailable(why));
             }
-            let note = body_note.or(conv.truncated.then(text_note));
+            let note = body_note
+                .or(conv.nesting_cut.then(|| {
+                    "the page nests its elements too deeply to be read whole; only its start was converted".to_string()
+                }))
+                .or(conv.truncated.then(text_note));
             Ok(Page::new(
                 url,
                 conv.title,

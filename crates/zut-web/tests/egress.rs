@@ -1,7 +1,8 @@
 //! The web tools against a fixture server on 127.0.0.1: egress refusals
 //! (redirects to loopback and metadata addresses, a name resolving to a
 //! private address), faults (50 MB page, slowloris, gzip bomb, 10,000-level
-//! DOM, non-UTF-8, PDF, all-script page) and web_find/web_click.
+//! and 300,000-level DOM, non-UTF-8, PDF, all-script page) and
+//! web_find/web_click.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -42,6 +43,11 @@ fn fixture() -> Fixture {
             "<html><body>{}<p>bottom text</p>{}</body></html>",
             "<div>".repeat(10_000),
             "</div>".repeat(10_000)
+        )),
+        "/deeper" => Reply::html(&format!(
+            "<html><body><p>top text</p>{}<p>bottom text</p>{}</body></html>",
+            "<div>".repeat(300_000),
+            "</div>".repeat(300_000)
         )),
         "/cp1251" => Reply::typed(
             "text/html; charset=windows-1251",
@@ -277,6 +283,14 @@ async fn odd_pages_deep_dom_charset_pdf_scripts_types_and_statuses() {
     let rt = runtime(&f, Duration::from_secs(30));
     let t = text(&run(&rt, "web_open", json!({"url": f.url("/deep")})).await);
     assert!(t.contains("bottom text"), "{t}");
+    // Nested deep enough to stall the parser: its start, with a note.
+    let t = text(&run(&rt, "web_open", json!({"url": f.url("/deeper")})).await);
+    assert!(
+        t.contains("top text")
+            && !t.contains("bottom text")
+            && t.contains("[Note: the page nests its elements too deeply to be read whole; only its start was converted.]"),
+        "{t}"
+    );
     let t = text(&run(&rt, "web_open", json!({"url": f.url("/cp1251")})).await);
     assert!(t.contains("Привет, мир"), "{t}");
     let out = run(&rt, "web_open", json!({"url": f.url("/doc.pdf")})).await;

@@ -1,7 +1,8 @@
 //! Search backends: each response format parsed from a fixture shaped like
 //! its public documentation, each backend driven through `web_search`
 //! against a fixture server (request shape, key headers), and the faults:
-//! 429, HTML instead of JSON, an empty answer, a missing key.
+//! 429, HTML instead of JSON, an empty answer, a silent backend, a missing
+//! key.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -209,6 +210,29 @@ async fn backend_faults_are_clear_errors() {
             out.text_content()
         );
     }
+    // A backend that accepts the connection and never answers: the time
+    // cap ends the search (15 s in the tool; 1 s here).
+    let silent = Fixture::start(|_, _| Reply::Silent);
+    let cfg = SearchConfig {
+        backend: SearchBackend::Searxng,
+        url: Some(silent.url("")),
+        api_key: None,
+    };
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let err = zut_web::search::search(
+        &cfg,
+        "q",
+        5,
+        std::time::Duration::from_secs(1),
+        &cancel,
+        None,
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        err.starts_with("web search: timed out (SearXNG did not answer within 1 s)"),
+        "{err}"
+    );
     // Nothing listening.
     let out = search(
         &runtime(SearchBackend::Searxng, "http://127.0.0.1:9".into(), None),

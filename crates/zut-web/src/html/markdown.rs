@@ -5,12 +5,10 @@
 
 use std::collections::HashMap;
 
-use ego_tree::NodeRef;
-use scraper::node::{Element, Text};
-use scraper::Node;
 use url::Url;
 
-use super::Converted;
+use super::dom::{Attr, Elem, NodeRef, Value};
+use super::{skip, Converted};
 use crate::limits::{MAX_INDENT_LEVELS, MAX_LINKS, MAX_URL_BYTES};
 
 /// What `open` did, undone by `close`.
@@ -130,6 +128,7 @@ impl<'a> Writer<'a> {
             links: self.links,
             truncated: self.truncated,
             scripts: 0,
+            nesting_cut: false,
         }
     }
 
@@ -153,19 +152,35 @@ impl<'a> Writer<'a> {
     }
 
     /// Collapses whitespace into the sink.
-    pub(crate) fn text(&mut self, t: &Text) {
+    pub(crate) fn text(&mut self, t: &str) {
         let mut pending = self.pending_space;
         let Some(sink) = self.sink() else { return };
-        for c in t.chars() {
-            if c.is_whitespace() {
-                pending = true;
-            } else {
-                if pending && !sink.is_empty() && !sink.ends_with(' ') {
-                    sink.push(' ');
+        // Words between whitespace runs, each pushed whole; ASCII bytes
+        // are classified without decoding.
+        let bytes = t.as_bytes();
+        let mut word = 0;
+        let mut i = 0;
+        while i < bytes.len() {
+            let (space, width) = match bytes[i] {
+                b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ' => (true, 1),
+                b if b < 0x80 => (false, 1),
+                _ => match t.get(i..).and_then(|rest| rest.chars().next()) {
+                    Some(c) => (c.is_whitespace(), c.len_utf8()),
+                    None => (false, 1),
+                },
+            };
+            if space {
+                if let Some(w) = t.get(word..i).filter(|w| !w.is_empty()) {
+                    push_word(sink, w, pending);
                 }
-                pending = false;
-                sink.push(c);
+                pending = true;
+                word = i + width;
             }
+            i += width;
+        }
+        if let Some(w) = t.get(word..).filter(|w| !w.is_empty()) {
+            push_word(sink, w, pending);
+            pending = false;
         }
         self.pending_space = pending;
     }
@@ -269,7 +284,7 @@ impl<'a> Writer<'a> {
 
     // ----- elements -----
 
-    pub(crate) fn open(&mut self, node: NodeRef<'_, Node>, el: &Element, too_deep: bool) -> Opened {
+    pub(crate) fn open(&mut self, node: NodeRef<'_>, el: &Elem, too_deep: bool) -> Opened {
         let name = el.name();
         if too_deep {
             return if is_block(name) {
@@ -294,7 +309,7 @@ impl<'a> Writer<'a> {
                     self.flush();
                 }
                 let start = el
-                    .attr("start")
+                    .attr(Attr::Start)
                     .and_then(|s| s.trim().parse().ok())
                     .unwrap_or(1);
                 self.lists.push(List {
@@ -335,7 +350,7 @@ impl<'a> Writer<'a> {
                 self.need_blank = self.items == 0;
                 Opened::Nothing
             }
-            "a" => match el.attr("href").and_then(|h| self.link_target(h)) {
+            "a" => match el.attr(Attr::Href).and_then(|h| self.link_target(h)) {
                 Some(url) => {
                     self.resolve_space();
                     self.in_link += 1;
@@ -348,7 +363,7 @@ impl<'a> Writer<'a> {
                 None => Opened::Nothing,
             },
             "img" => {
-                let alt = el.attr("alt").map(super::collapse).unwrap_or_default();
+                let alt = el.attr(Attr::Alt).map(super::collapse).unwrap_or_default();
                 if !alt.is_empty() {
                     if self.in_link > 0 {
                         self.push_inline(&alt);
@@ -588,7 +603,7 @@ impl<'a> Writer<'a> {
 
     /// Writes `<pre>` (or a multi-line `<code>` outside tables) as a fenced
     /// block; `false` when `el` is not one.
-    pub(crate) fn try_code_block(&mut self, node: NodeRef<'_, Node>, el: &Element) -> bool {
+    pub(crate) fn try_code_block(&mut self, node: NodeRef<'_>, el: &Elem) -> bool {
         let name = el.name();
         if name != "pre" && (name != "code" || self.in_code > 0 || self.in_table()) {
             return false;
@@ -596,8 +611,8 @@ impl<'a> Writer<'a> {
         let mut code = String::new();
         for n in node.descendants() {
             match n.value() {
-                Node::Text(t) => code.push_str(t),
-                Node::Element(e) if e.name() == "br" => code.push('\n'),
+                Value::Text(t) => code.push_str(t),
+                Value::Element(e) if e.name() == "br" => code.push('\n'),
                 _ => {}
             }
         }
@@ -614,7 +629,7 @@ impl<'a> Writer<'a> {
         if code.is_empty() {
             return true;
         }
-        let lang = language(node, el).unwrap_or_default();
+        let lang = language(node, el).unwrap_or("");
         let fence = "`".repeat(longest_backtick_run(code).max(2) + 1);
         self.emit_line(&format!("{fence}{lang}"));
         for l in code.lines() {
@@ -626,18 +641,23 @@ impl<'a> Writer<'a> {
     }
 }
 
+/// Pushes `word`, after a space when `pending` and the sink does not
+/// already end with one.
+fn push_word(sink: &mut String, word: &str, pending: bool) {
+    if pending && !sink.is_empty() && !sink.ends_with(' ') {
+        sink.push(' ');
+    }
+    sink.push_str(word);
+}
+
 /// A table used for layout: `role="presentation"`, or holding code
 /// blocks or other tables (those cannot sit in Markdown table cells).
-fn layout_table(node: NodeRef<'_, Node>, el: &Element) -> bool {
-    if el
-        .attr("role")
-        .is_some_and(|r| r == "presentation" || r == "none")
-    {
+fn layout_table(node: NodeRef<'_>, el: &Elem) -> bool {
+    if el.has(skip::ROLE_LAYOUT) {
         return true;
     }
     node.descendants().skip(1).any(|n| {
-        n.value()
-            .as_element()
+        n.element()
             .is_some_and(|e| matches!(e.name(), "pre" | "table"))
     })
 }
@@ -690,47 +710,23 @@ fn is_block(name: &str) -> bool {
 /// The code's language from `language-x`, `lang-x`, `highlight-x` or
 /// `data-lang` on the element, its first `code` child, its parent or
 /// grandparent.
-fn language(node: NodeRef<'_, Node>, el: &Element) -> Option<String> {
-    let mut candidates: Vec<&Element> = vec![el];
+fn language<'a>(node: NodeRef<'a>, el: &'a Elem) -> Option<&'a str> {
+    let mut candidates: Vec<&Elem> = vec![el];
     if let Some(c) = node
         .children()
-        .find_map(|c| c.value().as_element().filter(|e| e.name() == "code"))
+        .find_map(|c| c.element().filter(|e| e.name() == "code"))
     {
         candidates.push(c);
     }
     let mut up = node.parent();
     for _ in 0..2 {
         let Some(p) = up else { break };
-        if let Some(e) = p.value().as_element() {
+        if let Some(e) = p.element() {
             candidates.push(e);
         }
         up = p.parent();
     }
-    for e in candidates {
-        for attr in ["data-lang", "data-language"] {
-            if let Some(l) = e.attr(attr).map(str::trim).filter(|l| valid_lang(l)) {
-                return Some(l.to_ascii_lowercase());
-            }
-        }
-        for token in e.attr("class").unwrap_or("").split_ascii_whitespace() {
-            let lang = token
-                .strip_prefix("language-")
-                .or_else(|| token.strip_prefix("lang-"))
-                .or_else(|| token.strip_prefix("highlight-source-"))
-                .or_else(|| token.strip_prefix("highlight-"));
-            if let Some(l) = lang.filter(|l| valid_lang(l) && *l != "default") {
-                return Some(l.to_ascii_lowercase());
-            }
-        }
-    }
-    None
-}
-
-fn valid_lang(l: &str) -> bool {
-    !l.is_empty()
-        && l.len() <= 32
-        && l.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "+-_.#".contains(c))
+    candidates.into_iter().find_map(|e| e.attr(Attr::Lang))
 }
 
 fn longest_backtick_run(s: &str) -> usize {

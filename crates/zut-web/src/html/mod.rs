@@ -3,19 +3,23 @@
 //! asides), headings, lists, quotes, tables, inline code, code blocks kept
 //! verbatim with their language, and links numbered for `web_click`.
 //!
-//! The document is parsed by html5ever (through `scraper`) into an arena
-//! tree, walked without recursion: a 10,000-level nested page cannot
+//! The document is parsed by html5ever into a compact arena ([`dom`]:
+//! only what the converter reads), walked without recursion: a 10,000-level nested page cannot
 //! overflow the stack. Past [`MAX_STRUCTURE_DEPTH`] levels elements stop
 //! adding structure, so output stays linear in the input.
 
+mod dom;
 mod markdown;
 mod skip;
 
-use ego_tree::NodeRef;
-use scraper::{Html, Node};
+use html5ever::tendril::TendrilSink;
 use url::Url;
 
-use crate::limits::{MAX_PAGE_TEXT_BYTES, MAX_STRUCTURE_DEPTH};
+use dom::{Dom, DomSink, NodeRef, Value};
+
+use crate::limits::{
+    MAX_PAGE_TEXT_BYTES, MAX_PARSE_WORK, MAX_STRUCTURE_DEPTH, PARSE_WORK_PER_BYTE,
+};
 
 /// A page converted to Markdown.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -30,12 +34,18 @@ pub struct Converted {
     pub truncated: bool,
     /// `script` elements seen (to explain an empty page).
     pub scripts: usize,
+    /// The page nests elements so deeply that parsing it whole would take
+    /// too long: only its start was converted.
+    pub nesting_cut: bool,
 }
 
 /// Converts `html` (relative links resolve against `base`, or the page's
 /// `<base href>`).
 pub fn to_markdown(html: &str, base: Option<&Url>) -> Converted {
-    convert(Html::parse_document(html), base)
+    let mut feed = Feed::new(memchr_count(b'<', html.as_bytes()), html.len());
+    feed.push(html);
+    let (dom, cut) = feed.finish();
+    convert(dom, base, cut)
 }
 
 /// Converts a fetched HTML body: decoded in 64 KiB pieces (charset from
@@ -47,26 +57,20 @@ pub fn body_to_markdown(
     header_charset: Option<&str>,
     base: Option<&Url>,
 ) -> Converted {
-    use html5ever::tendril::{StrTendril, TendrilSink};
-    // The node arena sized up front (about one node per `<`): growing it
-    // by doubling would hold the old and the new arena at once.
-    let mut doc = Html::new_document();
-    let estimate = memchr_count(b'<', &body) + 16;
-    doc.tree = ego_tree::Tree::with_capacity(Node::Document, estimate);
-    let mut parser =
-        html5ever::driver::parse_document(scraper::HtmlTreeSink::new(doc), Default::default());
+    let mut feed = Feed::new(memchr_count(b'<', &body), body.len());
     let encoding = crate::decode::html_encoding(&body, header_charset);
     let mut decoder = encoding.new_decoder_with_bom_removal();
     let mut piece = String::with_capacity(64 * 1024 + 16);
-    for (i, chunk) in body.chunks(64 * 1024).enumerate() {
+    'chunks: for (i, chunk) in body.chunks(64 * 1024).enumerate() {
         let last = (i + 1) * 64 * 1024 >= body.len();
         let mut input = chunk;
         loop {
             let (result, read, _) = decoder.decode_to_string(input, &mut piece, last);
             input = &input[read..];
-            if !piece.is_empty() {
-                parser.process(StrTendril::from_slice(&piece));
-                piece.clear();
+            let more = feed.push(&piece);
+            piece.clear();
+            if !more {
+                break 'chunks;
             }
             if matches!(result, encoding_rs::CoderResult::InputEmpty) {
                 break;
@@ -74,14 +78,71 @@ pub fn body_to_markdown(
         }
     }
     drop(body);
-    convert(parser.finish(), base)
+    let (dom, cut) = feed.finish();
+    convert(dom, base, cut)
+}
+
+/// Text fed to the parser in pieces of at most this many bytes (ending
+/// before a `<` where there is one), the work budget checked after each:
+/// one piece of even the most deeply nested page costs little.
+const PIECE_BYTES: usize = 64 * 1024;
+
+/// The parser and its work budget ([`MAX_PARSE_WORK`] plus
+/// [`PARSE_WORK_PER_BYTE`] per byte of the page).
+struct Feed {
+    parser: html5ever::driver::Parser<DomSink>,
+    budget: u64,
+    cut: bool,
+}
+
+impl Feed {
+    /// A parser for a page of `bytes` bytes with about `tags` tags.
+    fn new(tags: usize, bytes: usize) -> Self {
+        // The node arena sized up front (about one node per `<`): growing
+        // it by doubling would hold the old and the new arena at once.
+        let sink = DomSink::with_capacity(tags.saturating_add(16), bytes);
+        Self {
+            parser: html5ever::driver::parse_document(sink, Default::default()),
+            budget: MAX_PARSE_WORK
+                .saturating_add((bytes as u64).saturating_mul(PARSE_WORK_PER_BYTE)),
+            cut: false,
+        }
+    }
+
+    /// Parses `text`; `false` once the budget is spent (this text and
+    /// what follows are dropped from there on).
+    fn push(&mut self, mut text: &str) -> bool {
+        use html5ever::tendril::StrTendril;
+        while !text.is_empty() && !self.cut {
+            let mut end = text.len().min(PIECE_BYTES);
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            // Pieces end before a tag, so a cut leaves no half tag behind.
+            if end < text.len() {
+                if let Some(lt) = text[..end].rfind('<').filter(|lt| *lt > 0) {
+                    end = lt;
+                }
+            }
+            let (piece, rest) = text.split_at(end);
+            self.parser.process(StrTendril::from_slice(piece));
+            text = rest;
+            self.cut = self.parser.tokenizer.sink.sink.work() > self.budget;
+        }
+        !self.cut
+    }
+
+    /// The document, and whether the budget cut it.
+    fn finish(self) -> (Dom, bool) {
+        (self.parser.finish(), self.cut)
+    }
 }
 
 fn memchr_count(needle: u8, hay: &[u8]) -> usize {
     hay.iter().filter(|b| **b == needle).count()
 }
 
-fn convert(doc: Html, base: Option<&Url>) -> Converted {
+fn convert(doc: Dom, base: Option<&Url>, nesting_cut: bool) -> Converted {
     let found = Landmarks::find(&doc);
     let base = match (&found.base_href, base) {
         (Some(href), Some(b)) => b.join(href).ok().or_else(|| Some(b.clone())),
@@ -89,7 +150,7 @@ fn convert(doc: Html, base: Option<&Url>) -> Converted {
         (None, b) => b.cloned(),
     };
     let page_level = found.root.is_none();
-    let root = found.root.or(found.body).unwrap_or_else(|| doc.tree.root());
+    let root = found.root.or(found.body).unwrap_or_else(|| doc.root());
     let mut out = markdown::Writer::new(base.as_ref(), MAX_PAGE_TEXT_BYTES);
     walk(root, &mut out, page_level);
     let mut conv = out.finish();
@@ -102,6 +163,7 @@ fn convert(doc: Html, base: Option<&Url>) -> Converted {
     }
     conv.title = found.title.or(conv.title);
     conv.scripts = found.scripts;
+    conv.nesting_cut = nesting_cut;
     conv
 }
 
@@ -110,13 +172,13 @@ fn convert(doc: Html, base: Option<&Url>) -> Converted {
 struct Landmarks<'a> {
     title: Option<String>,
     base_href: Option<String>,
-    body: Option<NodeRef<'a, Node>>,
-    root: Option<NodeRef<'a, Node>>,
+    body: Option<NodeRef<'a>>,
+    root: Option<NodeRef<'a>>,
     scripts: usize,
 }
 
 impl<'a> Landmarks<'a> {
-    fn find(doc: &'a Html) -> Self {
+    fn find(doc: &'a Dom) -> Self {
         let mut title = None;
         let mut base_href = None;
         let mut body = None;
@@ -125,24 +187,29 @@ impl<'a> Landmarks<'a> {
         let mut article = None;
         let mut articles = 0usize;
         let mut scripts = 0usize;
-        for node in doc.tree.root().descendants() {
-            let Node::Element(el) = node.value() else {
+        for node in doc.root().descendants() {
+            let Value::Element(el) = node.value() else {
                 continue;
             };
             match el.name() {
                 "title" if title.is_none() => {
                     let t: String = node
                         .descendants()
-                        .filter_map(|n| n.value().as_text().map(|t| &**t))
+                        .filter_map(|n| match n.value() {
+                            Value::Text(t) => Some(t),
+                            _ => None,
+                        })
                         .collect();
                     let t = collapse(&t);
                     if !t.is_empty() {
                         title = Some(t.chars().take(512).collect());
                     }
                 }
-                "base" if base_href.is_none() => base_href = el.attr("href").map(str::to_string),
+                "base" if base_href.is_none() => {
+                    base_href = el.attr(dom::Attr::Href).map(str::to_string)
+                }
                 "body" if body.is_none() => body = Some(node),
-                "main" if main.is_none() && !skip::hidden(el) => main = Some(node),
+                "main" if main.is_none() && !el.has(skip::HIDDEN) => main = Some(node),
                 "article" => {
                     articles += 1;
                     article.get_or_insert(node);
@@ -150,7 +217,7 @@ impl<'a> Landmarks<'a> {
                 "script" => scripts += 1,
                 _ => {}
             }
-            if role_main.is_none() && el.attr("role") == Some("main") && !skip::hidden(el) {
+            if role_main.is_none() && el.has(skip::ROLE_MAIN) && !el.has(skip::HIDDEN) {
                 role_main = Some(node);
             }
         }
@@ -168,7 +235,7 @@ impl<'a> Landmarks<'a> {
 }
 
 /// Walks the subtree of `root` in document order without recursion.
-fn walk(root: NodeRef<'_, Node>, out: &mut markdown::Writer<'_>, page_level: bool) {
+fn walk(root: NodeRef<'_>, out: &mut markdown::Writer<'_>, page_level: bool) {
     let mut stack: Vec<markdown::Opened> = Vec::new();
     let mut cur = root;
     'walk: loop {
@@ -176,7 +243,7 @@ fn walk(root: NodeRef<'_, Node>, out: &mut markdown::Writer<'_>, page_level: boo
             break;
         }
         let opened = match cur.value() {
-            Node::Element(el) => {
+            Value::Element(el) => {
                 // Skipped subtrees and code blocks (written whole) are not
                 // descended into.
                 if skip::skipped(el, page_level) || out.try_code_block(cur, el) {
@@ -185,12 +252,12 @@ fn walk(root: NodeRef<'_, Node>, out: &mut markdown::Writer<'_>, page_level: boo
                     Some(out.open(cur, el, stack.len() > MAX_STRUCTURE_DEPTH))
                 }
             }
-            Node::Text(t) => {
+            Value::Text(t) => {
                 out.text(t);
                 None
             }
-            Node::Document | Node::Fragment => Some(markdown::Opened::Nothing),
-            _ => None,
+            Value::Document => Some(markdown::Opened::Nothing),
+            Value::Other => None,
         };
         if let Some(op) = opened {
             match cur.first_child() {

@@ -124,3 +124,37 @@ fn base_href_and_article_root() {
     assert_eq!(c.markdown, "[A][1]");
     assert_eq!(c.links, vec!["https://docs.rs/zut/a.html"]);
 }
+
+#[test]
+fn a_page_nested_to_stall_the_parser_is_cut_with_its_start_kept() {
+    // 10,000 levels are read whole.
+    let ten_k = format!(
+        "<body><p>top</p>{}deep text{}</body>",
+        "<div>".repeat(10_000),
+        "</div>".repeat(10_000)
+    );
+    let c = md(&ten_k);
+    assert!(!c.nesting_cut && c.markdown.contains("deep text"));
+    // 200,000 levels would take the parser minutes: it stops once its
+    // budget is spent, keeping what came before.
+    let n = 200_000;
+    let html = format!(
+        "<body><p>top</p>{}deep text{}</body>",
+        "<div>".repeat(n),
+        "</div>".repeat(n)
+    );
+    let c = md(&html);
+    assert!(c.nesting_cut);
+    assert_eq!(c.markdown, "top");
+    // Deeply nested inline elements cost the parser little: kept whole.
+    let c = md(&format!(
+        "<body>{}bold{}</body>",
+        "<b>".repeat(n),
+        "</b>".repeat(n)
+    ));
+    assert!(
+        !c.nesting_cut && c.markdown.contains("bold"),
+        "{}",
+        c.nesting_cut
+    );
+}
