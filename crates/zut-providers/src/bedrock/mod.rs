@@ -5,9 +5,13 @@
 pub(crate) mod credentials;
 pub(crate) mod eventstream;
 pub(crate) mod process;
+pub(crate) mod profile;
 pub(crate) mod request;
 pub mod sign;
+pub(crate) mod sso;
 pub(crate) mod stream;
+pub(crate) mod sts;
+pub mod temporary;
 
 /// The default endpoint of a region.
 pub(crate) fn default_base_url(region: &str) -> String {
