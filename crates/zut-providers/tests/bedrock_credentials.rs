@@ -282,3 +282,47 @@ async fn sso_session_profiles_use_the_cached_token() {
     let err = s.provider(&[("AWS_PROFILE", "half")]).unwrap_err();
     assert!(err.contains("without sso_account_id"), "{err}");
 }
+
+/// ECS / EKS Pod Identity: the container endpoint with its token file.
+#[tokio::test]
+async fn container_credentials_endpoint() {
+    let s = Setup::new("").await;
+    let token = s.home.path().join("eks-token");
+    std::fs::write(&token, "pod-identity-token\n").unwrap();
+    let full = format!("{}/v1/credentials", s.server.url());
+    let token_s = token.display().to_string();
+    let vars = [
+        ("AWS_CONTAINER_CREDENTIALS_FULL_URI", full.as_str()),
+        ("AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE", token_s.as_str()),
+    ];
+    s.server.push(
+        Script::json(
+            200,
+            r#"{"AccessKeyId": "ASIAPOD", "SecretAccessKey": "podsecret", "Token": "podtoken", "Expiration": "2099-01-01T00:00:00Z"}"#,
+        )
+        .when("")
+        .unless("messages"),
+    );
+    s.server.push(Script::bedrock_text("ok"));
+    turn(&s.provider(&vars).unwrap()).await.unwrap();
+    let reqs = s.server.requests();
+    assert_eq!(
+        (reqs[0].method.as_str(), reqs[0].path.as_str()),
+        ("GET", "/v1/credentials")
+    );
+    assert_eq!(reqs[0].header("authorization"), Some("pod-identity-token"));
+    assert!(reqs[1]
+        .header("authorization")
+        .unwrap()
+        .contains("Credential=ASIAPOD/"));
+    assert_eq!(reqs[1].header("x-amz-security-token"), Some("podtoken"));
+
+    // A plain-HTTP full URI to another host is refused, naming the variable.
+    let err = s
+        .provider(&[(
+            "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+            "http://example.com/creds",
+        )])
+        .unwrap_err();
+    assert!(err.contains("AWS_CONTAINER_CREDENTIALS_FULL_URI"), "{err}");
+}

@@ -13,7 +13,9 @@
 //! `role_arn` with `source_profile` or `credential_source = Environment`
 //! (STS `AssumeRole`), `role_arn` with `web_identity_token_file`, SSO
 //! profiles (`sso_session` or `sso_start_url`). Before the profiles,
-//! `AWS_WEB_IDENTITY_TOKEN_FILE` + `AWS_ROLE_ARN` (+ `AWS_ROLE_SESSION_NAME`).
+//! `AWS_WEB_IDENTITY_TOKEN_FILE` + `AWS_ROLE_ARN` (+ `AWS_ROLE_SESSION_NAME`);
+//! after them, container credentials (`AWS_CONTAINER_CREDENTIALS_*`, see
+//! [`super::container`]). EC2 instance metadata is not queried.
 //! Region: `AWS_REGION`, `AWS_DEFAULT_REGION`, the profile's `region`,
 //! else `us-east-1`.
 
@@ -203,6 +205,18 @@ pub(crate) fn resolve(
     };
     if let Some((credentials, source)) = profiles.credentials(&profile_name, env, 0)? {
         return done(credentials, source);
+    }
+    if let Some(fetch) = super::container::from_env(env)
+        .map_err(|e| ProviderError::Config(format!("amazon-bedrock: {e}")))?
+    {
+        let source = match &fetch {
+            Fetch::Container { named_by, .. } => named_by.clone(),
+            _ => "container credentials".into(),
+        };
+        return done(
+            BedrockCredentials::Temporary(TemporaryCredentials::new(fetch, &source)),
+            source,
+        );
     }
     let files: Vec<String> = [&creds_path, &config_path]
         .into_iter()

@@ -2,6 +2,7 @@
 //! signed with SigV4 (or a Bedrock API key as bearer), answered with a
 //! binary `application/vnd.amazon.eventstream`.
 
+pub(crate) mod container;
 pub(crate) mod credentials;
 pub(crate) mod eventstream;
 pub(crate) mod process;

@@ -159,10 +159,22 @@ impl Profiles {
                          AWS_SECRET_ACCESS_KEY are not set"
                     )))
                 }
+                Some("EcsContainer") => match super::container::from_env(env).map_err(config_error)? {
+                    Some(fetch) => BedrockCredentials::Temporary(TemporaryCredentials::new(
+                        fetch,
+                        "container credentials",
+                    )),
+                    None => {
+                        return Err(config_error(format!(
+                            "{source} has credential_source = EcsContainer but neither \
+                             AWS_CONTAINER_CREDENTIALS_RELATIVE_URI nor AWS_CONTAINER_CREDENTIALS_FULL_URI is set"
+                        )))
+                    }
+                },
                 Some(other) => {
                     return Err(config_error(format!(
                         "{source} has credential_source = {other}, which zut does not support \
-                         (Environment, or a source_profile, is)"
+                         (Environment, EcsContainer or a source_profile are)"
                     )))
                 }
                 None => {

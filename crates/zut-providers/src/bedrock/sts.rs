@@ -93,7 +93,7 @@ pub(crate) async fn assume(
                 .header("content-type", FORM)
                 .body(body)
         }
-        Fetch::Sso { .. } => return Err("not an STS call".into()),
+        Fetch::Sso { .. } | Fetch::Container { .. } => return Err("not an STS call".into()),
     };
     let response = request
         .timeout(timeout())

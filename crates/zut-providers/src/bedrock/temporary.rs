@@ -59,6 +59,17 @@ pub enum Fetch {
         /// STS endpoint.
         endpoint: String,
     },
+    /// A container credentials endpoint (ECS, EKS Pod Identity).
+    Container {
+        /// The URL to GET.
+        url: String,
+        /// The variable that gave it, for errors.
+        named_by: String,
+        /// `AWS_CONTAINER_AUTHORIZATION_TOKEN`.
+        token: Option<String>,
+        /// `AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE` (wins over `token`).
+        token_file: Option<PathBuf>,
+    },
     /// The SSO portal's `GetRoleCredentials` with a cached SSO token.
     Sso {
         /// The profile, for `aws sso login --profile NAME`.
@@ -131,6 +142,7 @@ impl TemporaryCredentials {
         }
         let (keys, expires) = match self.fetch.as_ref() {
             Fetch::Sso { .. } => super::sso::role_credentials(&self.fetch, client).await,
+            Fetch::Container { .. } => super::container::fetch(&self.fetch, client).await,
             _ => super::sts::assume(&self.fetch, client).await,
         }
         .map_err(|why| format!("cannot get AWS credentials for {}: {why}", self.source))?;
