@@ -44,7 +44,9 @@ impl CloudAuth {
             CloudAuth::Vertex(v) => v.api_key().map(|k| (k.to_string(), v.source.clone())),
             CloudAuth::Bedrock(b) => match &b.credentials {
                 BedrockCredentials::Bearer(token) => Some((token.clone(), b.source.clone())),
-                BedrockCredentials::Keys { .. } | BedrockCredentials::Process(_) => None,
+                BedrockCredentials::Keys { .. }
+                | BedrockCredentials::Process(_)
+                | BedrockCredentials::Temporary(_) => None,
             },
         }
     }
@@ -176,27 +178,15 @@ pub(crate) async fn authorize(
             let Some(CloudAuth::Bedrock(auth)) = &config.cloud else {
                 return Err(missing(config));
             };
-            let keys = match &auth.credentials {
-                BedrockCredentials::Bearer(token) => return Ok(builder.bearer_auth(token)),
-                BedrockCredentials::Keys {
-                    access_key_id,
-                    secret_access_key,
-                    session_token,
-                } => bedrock::process::Keys {
-                    access_key_id: access_key_id.clone(),
-                    secret_access_key: secret_access_key.clone(),
-                    session_token: session_token.clone(),
-                },
-                BedrockCredentials::Process(p) => {
-                    // Runs a program when the cached keys are missing or
-                    // about to expire: off the runtime's threads.
-                    let p = p.clone();
-                    tokio::task::spawn_blocking(move || p.current())
-                        .await
-                        .map_err(|e| ProviderError::Config(format!("{}: {e}", config.provider)))?
-                        .map_err(|e| ProviderError::Config(format!("{}: {e}", config.provider)))?
-                }
-            };
+            if let BedrockCredentials::Bearer(token) = &auth.credentials {
+                return Ok(builder.bearer_auth(token));
+            }
+            // Cached keys, or fetched: a `credential_process` runs off the
+            // runtime's threads, STS and the SSO portal over HTTP.
+            let keys = bedrock::temporary::signing_keys(&auth.credentials, client)
+                .await
+                .map_err(|e| ProviderError::Config(format!("{}: {e}", config.provider)))?
+                .ok_or_else(|| missing(config))?;
             let headers = bedrock::sign::sigv4_headers(
                 "POST",
                 url,

@@ -47,6 +47,7 @@ pub use assemble::{invalid_args_message, REDACTED_THINKING_PREFIX};
 pub use bedrock::credentials::{BedrockAuth, BedrockCredentials};
 pub use bedrock::process::CredentialProcess;
 pub use bedrock::sign::sigv4_headers;
+pub use bedrock::temporary::{Fetch as AwsFetch, TemporaryCredentials};
 pub use catalog::Prices;
 pub use cloud::CloudAuth;
 pub use config::{resolve, Azure, KeySource, ProviderConfig, ProviderOptions, AZURE_AD_TOKEN_ENV};

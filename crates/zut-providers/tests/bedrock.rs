@@ -408,7 +408,8 @@ async fn wrong_credentials_name_their_source() {
     );
     assert_eq!(r.header("x-amz-security-token"), Some("tok"));
 
-    // The default profile without AWS_PROFILE; SSO profiles are refused with a hint.
+    // The default profile without AWS_PROFILE; an SSO profile whose
+    // session is not defined says which section is missing.
     let config = resolve(&opts, &env(None), home.path()).unwrap();
     assert!(format!("{:?}", config.cloud).contains("AKIADEFAULT"));
     assert!(
@@ -417,7 +418,7 @@ async fn wrong_credentials_name_their_source() {
     );
     let err = resolve(&opts, &env(Some("sso")), home.path()).unwrap_err();
     assert!(
-        err.to_string().contains("export-credentials --profile sso"),
+        err.to_string().contains("no [sso-session corp] section in"),
         "{err}"
     );
     let err = resolve(&opts, &|_: &str| None, home.path()).unwrap_err();

@@ -9,14 +9,21 @@
 //! `~/.aws/config`, sections `[profile NAME]`), with its keys or its
 //! `credential_process` (run when first needed and again before the
 //! credentials expire, see [`super::process`]). Profiles that get their
-//! keys elsewhere (`sso_*`, `role_arn`, `web_identity_token_file`) are
-//! refused with a hint to export the keys or use `credential_process`.
+//! keys elsewhere are run by zut (see [`super::profile`]):
+//! `role_arn` with `source_profile` or `credential_source = Environment`
+//! (STS `AssumeRole`), `role_arn` with `web_identity_token_file`, SSO
+//! profiles (`sso_session` or `sso_start_url`). Before the profiles,
+//! `AWS_WEB_IDENTITY_TOKEN_FILE` + `AWS_ROLE_ARN` (+ `AWS_ROLE_SESSION_NAME`);
+//! after them, container credentials (`AWS_CONTAINER_CREDENTIALS_*`, see
+//! [`super::container`]). EC2 instance metadata is not queried.
 //! Region: `AWS_REGION`, `AWS_DEFAULT_REGION`, the profile's `region`,
 //! else `us-east-1`.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use super::profile::{endpoint, Profiles};
+use super::temporary::{session_name, Fetch, TemporaryCredentials};
 use crate::error::ProviderError;
 
 /// How requests are authenticated.
@@ -35,6 +42,8 @@ pub enum BedrockCredentials {
     },
     /// A profile's `credential_process`: temporary keys, for SigV4.
     Process(super::process::CredentialProcess),
+    /// Temporary keys from STS or the SSO portal, for SigV4.
+    Temporary(TemporaryCredentials),
 }
 
 impl std::fmt::Debug for BedrockCredentials {
@@ -46,6 +55,7 @@ impl std::fmt::Debug for BedrockCredentials {
                 .field("access_key_id", access_key_id)
                 .finish_non_exhaustive(),
             BedrockCredentials::Process(p) => f.debug_tuple("Process").field(p).finish(),
+            BedrockCredentials::Temporary(t) => f.debug_tuple("Temporary").field(t).finish(),
         }
     }
 }
@@ -62,7 +72,7 @@ pub struct BedrockAuth {
 }
 
 /// Parsed INI sections: name → key → value.
-type Sections = HashMap<String, HashMap<String, String>>;
+pub(crate) type Sections = HashMap<String, HashMap<String, String>>;
 
 fn parse_ini(text: &str, config_file: bool) -> Sections {
     let mut out: Sections = HashMap::new();
@@ -95,7 +105,10 @@ fn parse_ini(text: &str, config_file: bool) -> Sections {
     out
 }
 
-fn read_sections(path: &Path, config_file: bool) -> Result<Option<Sections>, ProviderError> {
+pub(crate) fn read_sections(
+    path: &Path,
+    config_file: bool,
+) -> Result<Option<Sections>, ProviderError> {
     match std::fs::read_to_string(path) {
         Ok(text) => Ok(Some(parse_ini(&text, config_file))),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -168,52 +181,42 @@ pub(crate) fn resolve(
             "AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY".into(),
         );
     }
-    for (section, path) in [(&from_creds, &creds_path), (&from_config, &config_path)] {
-        let (Some(section), Some(path)) = (section, path) else {
-            continue;
+    if let (Some(token_file), Some(role_arn)) =
+        (env("AWS_WEB_IDENTITY_TOKEN_FILE"), env("AWS_ROLE_ARN"))
+    {
+        let fetch = Fetch::WebIdentity {
+            role_arn,
+            session_name: env("AWS_ROLE_SESSION_NAME").unwrap_or_else(session_name),
+            token_file: PathBuf::from(token_file),
+            named_by: "AWS_WEB_IDENTITY_TOKEN_FILE".into(),
+            endpoint: endpoint(env, "STS", &format!("https://sts.{region}.amazonaws.com")),
         };
-        if let (Some(id), Some(secret)) = (
-            section.get("aws_access_key_id"),
-            section.get("aws_secret_access_key"),
-        ) {
-            return done(
-                BedrockCredentials::Keys {
-                    access_key_id: id.clone(),
-                    secret_access_key: secret.clone(),
-                    session_token: section.get("aws_session_token").cloned(),
-                },
-                format!("profile {profile_name} in {}", path.display()),
-            );
-        }
-        if let Some(command) = section
-            .get("credential_process")
-            .filter(|c| !c.trim().is_empty())
-        {
-            let source = format!("profile {profile_name} in {}", path.display());
-            return done(
-                BedrockCredentials::Process(super::process::CredentialProcess::new(
-                    command, &source,
-                )),
-                format!("the credential_process of {source}"),
-            );
-        }
-        let indirect = [
-            "sso_session",
-            "sso_start_url",
-            "role_arn",
-            "web_identity_token_file",
-        ]
-        .into_iter()
-        .find(|k| section.contains_key(*k));
-        if let Some(key) = indirect {
-            return Err(ProviderError::Config(format!(
-                "amazon-bedrock: profile {profile_name} in {} gets its credentials through `{key}`, which zut does not run; \
-                 export them first (`eval \"$(aws configure export-credentials --profile {profile_name} --format env)\"`), \
-                 or give a profile `credential_process = aws configure export-credentials --profile {profile_name} --format process`, \
-                 or set AWS_BEARER_TOKEN_BEDROCK",
-                path.display()
-            )));
-        }
+        let source = "AWS_WEB_IDENTITY_TOKEN_FILE/AWS_ROLE_ARN".to_string();
+        return done(
+            BedrockCredentials::Temporary(TemporaryCredentials::new(fetch, &source)),
+            source,
+        );
+    }
+    let profiles = Profiles {
+        creds: (creds_file, creds_path.clone()),
+        config: (config_file, config_path.clone()),
+        home,
+        region: region.clone(),
+    };
+    if let Some((credentials, source)) = profiles.credentials(&profile_name, env, 0)? {
+        return done(credentials, source);
+    }
+    if let Some(fetch) = super::container::from_env(env)
+        .map_err(|e| ProviderError::Config(format!("amazon-bedrock: {e}")))?
+    {
+        let source = match &fetch {
+            Fetch::Container { named_by, .. } => named_by.clone(),
+            _ => "container credentials".into(),
+        };
+        return done(
+            BedrockCredentials::Temporary(TemporaryCredentials::new(fetch, &source)),
+            source,
+        );
     }
     let files: Vec<String> = [&creds_path, &config_path]
         .into_iter()

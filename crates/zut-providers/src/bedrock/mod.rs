@@ -2,12 +2,17 @@
 //! signed with SigV4 (or a Bedrock API key as bearer), answered with a
 //! binary `application/vnd.amazon.eventstream`.
 
+pub(crate) mod container;
 pub(crate) mod credentials;
 pub(crate) mod eventstream;
 pub(crate) mod process;
+pub(crate) mod profile;
 pub(crate) mod request;
 pub mod sign;
+pub(crate) mod sso;
 pub(crate) mod stream;
+pub(crate) mod sts;
+pub mod temporary;
 
 /// The default endpoint of a region.
 pub(crate) fn default_base_url(region: &str) -> String {

@@ -155,7 +155,7 @@ fn parse(text: &str) -> Result<(Keys, Option<SystemTime>), String> {
 }
 
 /// `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)` as a time.
-fn parse_rfc3339(t: &str) -> Option<SystemTime> {
+pub(crate) fn parse_rfc3339(t: &str) -> Option<SystemTime> {
     let b = t.as_bytes();
     if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
         return None;
