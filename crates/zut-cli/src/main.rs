@@ -23,8 +23,8 @@ mod tui_mcp;
 mod tui_mode;
 mod tui_models;
 mod tui_session;
-mod tui_subagents;
 mod tui_settings;
+mod tui_subagents;
 mod web_setup;
 
 use std::process::ExitCode;

@@ -19,7 +19,13 @@ use super::parse::{parse, Context, Line};
 use super::wire::*;
 
 /// Opt-in capability names accepted in `hello`.
-pub const CAPABILITIES: &[&str] = &["commands", "ext_ui", "sessions", "subagents", "mcp_elicitation"];
+pub const CAPABILITIES: &[&str] = &[
+    "commands",
+    "ext_ui",
+    "sessions",
+    "subagents",
+    "mcp_elicitation",
+];
 
 /// What the reader does after a line.
 #[derive(Debug, PartialEq, Eq)]
