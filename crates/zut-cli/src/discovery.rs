@@ -365,15 +365,23 @@ pub fn run(home: &Path, targets: Vec<ProviderConfig>) {
 }
 
 /// Re-reads the cache, applies `change` and replaces the file (temporary
-/// file + rename, so readers never see half a file).
+/// file + rename, so readers never see half a file), under an exclusive
+/// lock on `models-cache.json.lock`: two zut processes (or two discovery
+/// threads) updating at once each keep the other's providers.
 fn update(home: &Path, change: impl FnOnce(&mut Cache)) -> std::io::Result<()> {
+    std::fs::create_dir_all(home)?;
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(home.join(format!("{CACHE_FILE}.lock")))?;
+    lock.lock()?;
     let mut cache = load(home);
     cache.version = 1;
     change(&mut cache);
     let text = serde_json::to_vec(&cache).map_err(std::io::Error::other)?;
     let path = cache_path(home);
     let tmp = home.join(format!(".{CACHE_FILE}.{}.tmp", std::process::id()));
-    std::fs::create_dir_all(home)?;
     std::fs::write(&tmp, text)?;
     std::fs::rename(&tmp, &path).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
@@ -416,6 +424,37 @@ mod tests {
         assert!(!c.is_fresh("openai", "https://api.openai.com/v1", 1000 + 24 * 3600));
         assert!(!c.is_fresh("openai", "http://127.0.0.1:1/v1", 1001));
         assert!(!c.is_fresh("groq", "x", 1001));
+    }
+
+    #[test]
+    fn concurrent_updates_keep_every_provider() {
+        let home = tempfile::tempdir().unwrap();
+        let threads: Vec<_> = (0..8)
+            .map(|i| {
+                let home = home.path().to_path_buf();
+                std::thread::spawn(move || {
+                    for round in 0..5 {
+                        update(&home, |c| {
+                            c.providers.insert(
+                                format!("p{i}"),
+                                Entry {
+                                    fetched_at: round,
+                                    base_url: format!("http://127.0.0.1:{i}/v1"),
+                                    models: vec![],
+                                },
+                            );
+                        })
+                        .unwrap();
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        let cache = load(home.path());
+        assert_eq!(cache.providers.len(), 8, "{:?}", cache.providers.keys());
+        assert!(cache.providers.values().all(|e| e.fetched_at == 4));
     }
 
     #[test]
