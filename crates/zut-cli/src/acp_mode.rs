@@ -24,7 +24,7 @@ impl Backend for CliBackend {
         let mut args = self.args.clone();
         args.cwd = Some(req.cwd);
         let keep = !args.no_session;
-        let restore = !crate::resume_model::explicit(&args);
+        let restore = !crate::args::model_explicit(&args);
         Box::pin(async move {
             let mut setup = setup::build(&args).map_err(|e| format!("{e:#}"))?;
             // The client answers approvals (`session/request_permission`)
@@ -62,11 +62,11 @@ impl Backend for CliBackend {
             });
             let home = setup.agent.system.zut_home.clone();
             let conv = zut_agent::conversation::open(setup, request)?;
-            crate::tui_models::install_resolver(&conv.controller, &home);
+            zut_models::switch::install(&conv.controller, &home);
             // `session/load` goes on with the session's provider and model,
             // as the TUI's resume does, unless the flags chose them.
             if let (true, Some(snap)) = (restore, &conv.resumed) {
-                if let Err(w) = crate::resume_model::restore(&conv.controller, &snap.meta, &home) {
+                if let Err(w) = zut_models::switch::restore(&conv.controller, &snap.meta, &home) {
                     crate::errln!("zut acp: warning: {w}");
                 }
             }

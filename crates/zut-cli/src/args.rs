@@ -193,6 +193,14 @@ impl GlobalArgs {
     }
 }
 
+/// Whether this run chose its provider or model itself (`--provider`,
+/// `--model`, `ZUT_PROVIDER`, `ZUT_MODEL`): a resumed session then keeps
+/// them instead of going back to the model it last used.
+pub fn model_explicit(args: &GlobalArgs) -> bool {
+    let set = |k: &str| std::env::var(k).is_ok_and(|v| !v.trim().is_empty());
+    args.provider.is_some() || args.model.is_some() || set("ZUT_PROVIDER") || set("ZUT_MODEL")
+}
+
 /// Parses `argv` (without the program name).
 pub fn parse(argv: &[String]) -> Result<GlobalArgs, clap::Error> {
     GlobalArgs::try_parse_from(std::iter::once("zut".to_string()).chain(argv.iter().cloned()))

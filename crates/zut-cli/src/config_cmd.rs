@@ -159,9 +159,9 @@ pub fn list_models(args: &GlobalArgs) -> i32 {
             return 1;
         }
     };
-    let cache = crate::discovery::load(&home);
-    let rows = crate::model_table::all(settings.models_file.as_ref(), Some(&cache));
-    let mut out = crate::model_table::table(&rows);
+    let cache = zut_models::discovery::load(&home);
+    let rows = zut_models::table::all(settings.models_file.as_ref(), Some(&cache));
+    let mut out = zut_models::table::table(&rows);
     if let Ok(p) = &settings.provider {
         let _ = writeln!(
             out,

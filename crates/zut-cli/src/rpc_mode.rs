@@ -37,7 +37,7 @@ pub fn run(args: &GlobalArgs) -> i32 {
         Ok(rt) => rt,
         Err(e) => return fail(&format!("starting the runtime: {e}")),
     };
-    let restore = !crate::resume_model::explicit(args);
+    let restore = !crate::args::model_explicit(args);
     let code = rt.block_on(serve(setup, token, choice, restore));
     // A read of stdin blocked in tokio's reader thread cannot be cancelled:
     // after a signal (stdin still open) the runtime must not wait for it.
@@ -73,11 +73,11 @@ async fn serve(
     for note in &conv.notes {
         crate::errln!("zut: {note}");
     }
-    crate::tui_models::install_resolver(&conv.controller, &zut_home);
+    zut_models::switch::install(&conv.controller, &zut_home);
     // A resumed session (`-c`, `-r`) goes on with the model it last used,
     // unless this run chose its provider or model.
     if let (true, Some(snap)) = (restore_model, &conv.resumed) {
-        if let Err(w) = crate::resume_model::restore(&conv.controller, &snap.meta, &zut_home) {
+        if let Err(w) = zut_models::switch::restore(&conv.controller, &snap.meta, &zut_home) {
             crate::errln!("zut: warning: {w}");
         }
     }

@@ -1,7 +1,7 @@
 //! `/mcp` in the TUI: the command asks the conversation for the servers
 //! picker; Enter on a server asks for its actions; Enter on an action runs
 //! `/mcp <action> <server>` through the conversation. The rows are built
-//! by the conversation side (zut-cli `tui_mcp`); here, rows of that shape.
+//! by the conversation side (zut-tui-app `mcp`); here, rows of that shape.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;

@@ -63,7 +63,7 @@ pub fn run(args: GlobalArgs, mode: Mode) -> i32 {
         Ok(rt) => rt,
         Err(e) => return fail(&format!("starting the runtime: {e}")),
     };
-    let restore = !crate::resume_model::explicit(&args);
+    let restore = !crate::args::model_explicit(&args);
     rt.block_on(run_prompt(setup, mode, text, args.stats, choice, restore))
 }
 
@@ -99,10 +99,10 @@ async fn run_prompt(
     for note in &conv.notes {
         crate::errln!("{note}");
     }
-    crate::tui_models::install_resolver(&conv.controller, &home);
+    zut_models::switch::install(&conv.controller, &home);
     // A resumed session goes on with the model it last used.
     if let (true, Some(snap)) = (restore_model, &conv.resumed) {
-        if let Err(w) = crate::resume_model::restore(&conv.controller, &snap.meta, &home) {
+        if let Err(w) = zut_models::switch::restore(&conv.controller, &snap.meta, &home) {
             crate::errln!("zut: warning: {w}");
         }
     }

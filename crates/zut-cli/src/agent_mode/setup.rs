@@ -33,7 +33,7 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
         crate::errln!("zut: warning: {w}");
     }
     // Live model discovery, in the background (never waited for).
-    crate::discovery::spawn(home.root().to_path_buf(), settings.clone());
+    zut_models::discovery::spawn(home.root().to_path_buf(), settings.clone());
     let reasoning = settings.reasoning.value;
     let provider = settings
         .provider

@@ -201,7 +201,7 @@ fn apply_entry(r: &mut ModelRow, m: &zut_config::CustomModel) {
 /// provider in use (a stale discovered list is refreshed in the
 /// background: [`crate::discovery::refresh`]).
 pub fn available(home: &Path, models: Option<&ModelsFile>, current: &str) -> Vec<ModelRow> {
-    let ready: Vec<String> = crate::auth_cmd::rows(home)
+    let ready: Vec<String> = crate::keys::rows(home)
         .unwrap_or_default()
         .into_iter()
         .filter(|r| r.ready)

@@ -1,9 +1,10 @@
 //! `zut auth login openrouter --oauth`: OpenRouter's published OAuth PKCE
 //! flow for third-party applications (see `zut_providers::oauth_openrouter`).
 //! zut listens on `127.0.0.1` (a free port) for the browser's redirect,
-//! prints the authorization URL (it opens no browser itself, so it works
-//! over SSH: open the URL anywhere that can reach this machine's port, or
-//! forward it), exchanges the code for a key and saves it to `auth.json`.
+//! hands the authorization URL to the caller to show (it opens no browser
+//! itself, so it works over SSH: open the URL anywhere that can reach this
+//! machine's port, or forward it), exchanges the code for a key and saves
+//! it to `auth.json`.
 //! No other vendor's client id or identity headers are used.
 
 use std::io::{Read as _, Write as _};
@@ -16,8 +17,13 @@ use zut_providers::oauth_openrouter as oauth;
 /// How long zut waits for the browser (`ZUT_OAUTH_TIMEOUT_SECS` overrides).
 const WAIT: Duration = Duration::from_secs(300);
 
-/// Runs the flow; returns what happened (never the key).
-pub fn login_openrouter(home: &Path, provider: &str) -> Result<String, String> {
+/// Runs the flow; `show(url, callback)` tells the user where to authorize
+/// before zut waits. Returns what happened (never the key).
+pub fn login_openrouter(
+    home: &Path,
+    provider: &str,
+    show: &dyn Fn(&str, &str),
+) -> Result<String, String> {
     if zut_providers::preset(provider).map(|p| p.id) != Some("openrouter") {
         return Err(format!(
             "--oauth is offered for openrouter only (the one provider here that publishes an OAuth flow for third-party applications); use an API key for {provider}"
@@ -34,8 +40,7 @@ pub fn login_openrouter(home: &Path, provider: &str) -> Result<String, String> {
         .port();
     let callback = format!("http://localhost:{port}/callback");
     let url = oauth::authorize_url(&base, &callback, &pkce.challenge);
-    crate::errln!("Open this URL in a browser to let zut use your OpenRouter account:\n{url}");
-    crate::errln!("waiting for OpenRouter to send you back to {callback} …");
+    show(&url, &callback);
     let wait = std::env::var("ZUT_OAUTH_TIMEOUT_SECS")
         .ok()
         .and_then(|s| s.parse().ok())

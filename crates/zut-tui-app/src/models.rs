@@ -17,15 +17,15 @@ pub fn model_picker(ctrl: &zut_agent::Controller, home: &Path) -> Picker {
     let models = zut_config::ModelsFile::load(&zut_config::ModelsFile::path_in(home))
         .ok()
         .flatten();
-    let mut rows = crate::model_table::available(home, models.as_ref(), &st.provider);
+    let mut rows = zut_models::table::available(home, models.as_ref(), &st.provider);
     if !rows
         .iter()
         .any(|r| r.provider == st.provider && r.id == st.model)
     {
-        let mut current = crate::model_table::all(None, None)
+        let mut current = zut_models::table::all(None, None)
             .into_iter()
             .find(|r| r.provider == st.provider && r.id == st.model)
-            .unwrap_or(crate::model_table::ModelRow {
+            .unwrap_or(zut_models::table::ModelRow {
                 provider: st.provider.clone(),
                 id: st.model.clone(),
                 context: 0,
@@ -41,7 +41,7 @@ pub fn model_picker(ctrl: &zut_agent::Controller, home: &Path) -> Picker {
 }
 
 /// The `/model` picker over `rows`, `provider`/`model` marked current.
-fn picker_of(rows: &[crate::model_table::ModelRow], provider: &str, model: &str) -> Picker {
+fn picker_of(rows: &[zut_models::table::ModelRow], provider: &str, model: &str) -> Picker {
     let items = rows
         .iter()
         .map(|r| {
@@ -58,7 +58,7 @@ fn picker_of(rows: &[crate::model_table::ModelRow], provider: &str, model: &str)
 
 /// `/login`: every provider, with where its key comes from now.
 pub fn login_picker(home: &Path) -> Picker {
-    let rows = crate::auth_cmd::rows(home).unwrap_or_default();
+    let rows = zut_models::keys::rows(home).unwrap_or_default();
     let items = rows
         .into_iter()
         .filter(|r| r.source != "not needed" && !r.source.starts_with("cloud"))
@@ -102,7 +102,7 @@ pub async fn login_pick(
     let start = ctrl.start_config();
     let base = (zut_providers::preset(provider).map_or(provider, |p| p.id) == start.provider)
         .then_some(start.base_url.as_str());
-    let outcome = match crate::auth_cmd::login(home, provider, key, base, true).await {
+    let outcome = match zut_models::keys::login(home, provider, key, base, true).await {
         Ok(message) => CommandOutcome::Status(format!("✓ {message}")),
         Err(e) => CommandOutcome::Error(e),
     };
@@ -118,7 +118,7 @@ pub fn logout(home: &Path, args: &str) -> CommandOutcome {
     if provider.is_empty() {
         return CommandOutcome::Error("/logout <provider>".into());
     }
-    match crate::auth_cmd::logout(home, provider) {
+    match zut_models::keys::logout(home, provider) {
         Ok(m) => CommandOutcome::Status(m),
         Err(e) => CommandOutcome::Error(e),
     }
@@ -144,7 +144,12 @@ pub fn switch(
             Err(e) => CommandOutcome::Error(e),
         });
     }
-    let target = target_config(home, &ctrl.start_config(), &ctrl.current_config(), args)?;
+    let target = zut_models::switch::target_config(
+        home,
+        &ctrl.start_config(),
+        &ctrl.current_config(),
+        args,
+    )?;
     let result = target.and_then(|c| ctrl.switch_provider(c));
     Some(match result {
         Ok(label) => {
@@ -234,7 +239,7 @@ pub fn quick_slot(home: &Path, n: &str) -> Result<(String, Option<String>), Stri
 }
 
 /// After a resume: the session's provider and model (see
-/// [`crate::resume_model`]), the status bar told; a warning line when
+/// [`zut_models::switch`]), the status bar told; a warning line when
 /// they are not available.
 pub fn restored(
     ctrl: &zut_agent::Controller,
@@ -242,7 +247,7 @@ pub fn restored(
     home: &Path,
     tx: &mpsc::UnboundedSender<TuiEvent>,
 ) {
-    match crate::resume_model::restore(ctrl, meta, home) {
+    match zut_models::switch::restore(ctrl, meta, home) {
         Ok(Some(label)) => {
             let st = ctrl.state();
             let _ = tx.send(TuiEvent::Provider(st.provider));
@@ -257,86 +262,6 @@ pub fn restored(
             let _ = tx.send(TuiEvent::Info(w));
         }
     }
-}
-
-/// What `/model <provider>/<id>` switches to, given the run's starting
-/// configuration and the one in use: `None` when `args` is not
-/// `<provider>/<id>` of a known provider, or is a model of the provider in
-/// use (`anthropic/claude-…` on OpenRouter) — the controller's own
-/// `/model <id>` handles it. Another provider is resolved as `zut
-/// --provider P --model M` would (the run's own flags when it is the run's
-/// provider).
-pub fn target_config(
-    home: &Path,
-    start: &zut_providers::ProviderConfig,
-    current: &zut_providers::ProviderConfig,
-    args: &str,
-) -> Option<Result<zut_providers::ProviderConfig, String>> {
-    let args = args.trim();
-    let (prefix, model) = args.split_once('/')?;
-    let models = zut_config::ModelsFile::load(&zut_config::ModelsFile::path_in(home))
-        .ok()
-        .flatten();
-    let listed_here = crate::model_table::all(models.as_ref(), Some(&crate::discovery::load(home)))
-        .iter()
-        .any(|r| r.provider == current.provider && r.id == args);
-    if listed_here {
-        return None;
-    }
-    let provider = match zut_providers::preset(prefix) {
-        Some(p) => p.id.to_string(),
-        None => models.as_ref()?.provider(prefix)?.name.clone(),
-    };
-    let model = model.trim();
-    if model.is_empty() {
-        return Some(Err(format!("/model {args}: no model id after {provider}/")));
-    }
-    let from = |c: &zut_providers::ProviderConfig| {
-        let mut c = c.clone();
-        c.model = model.to_string();
-        Ok(c)
-    };
-    if provider == current.provider {
-        // Any model of the provider in use (catalog, discovered, typed).
-        return Some(from(current));
-    }
-    if provider == start.provider {
-        return Some(from(start));
-    }
-    let flags = zut_config::Flags {
-        provider: Some(provider.clone()),
-        model: Some(model.to_string()),
-        ..zut_config::Flags::default()
-    };
-    let env = |k: &str| std::env::var(k).ok();
-    Some(
-        zut_config::load(&flags, &env, home)
-            .map_err(|e| e.to_string())
-            .and_then(|s| {
-                s.provider
-                    .map_err(|e| format!("cannot switch to {provider}/{model}: {e}"))
-            }),
-    )
-}
-
-/// Installs [`target_config`] in `ctrl`, so `/model <provider>/<id>` and
-/// RPC `set_model` switch provider in every mode; with it the model lister
-/// of RPC `get_models` (every provider with credentials,
-/// [`crate::model_table::available`]) and the session model restorer of
-/// RPC `switch_session` ([`crate::resume_model::restore_ids`]).
-pub fn install_resolver(ctrl: &zut_agent::Controller, home: &Path) {
-    let (home, start) = (home.to_path_buf(), ctrl.start_config());
-    let resolver_home = home.clone();
-    ctrl.set_model_resolver(std::sync::Arc::new(move |current, arg| {
-        target_config(&resolver_home, &start, current, arg)
-    }));
-    let lister_home = home.clone();
-    ctrl.set_model_lister(std::sync::Arc::new(move |current| {
-        crate::model_table::rpc_models(&lister_home, current)
-    }));
-    ctrl.set_session_model_restorer(std::sync::Arc::new(move |ctrl, provider, model| {
-        crate::resume_model::restore_ids(ctrl, provider, model, &home)
-    }));
 }
 
 #[cfg(test)]
@@ -399,7 +324,7 @@ mod tests {
     fn model_picker_lists_providers_with_context_price_and_reasoning() {
         // Catalog models of two providers with keys, and a models.json
         // model without a price.
-        let mut rows: Vec<_> = crate::model_table::all(None, None)
+        let mut rows: Vec<_> = zut_models::table::all(None, None)
             .into_iter()
             .filter(|r| {
                 matches!(
@@ -411,7 +336,7 @@ mod tests {
                 )
             })
             .collect();
-        rows.push(crate::model_table::ModelRow {
+        rows.push(zut_models::table::ModelRow {
             provider: "my-company".into(),
             id: "company-llm".into(),
             context: 32_000,

@@ -66,15 +66,15 @@ pub fn open(
             Ok(s) => tree(place, &s),
             Err(e) => return error(tx, kind, e),
         },
-        PickerKind::Model => crate::tui_models::model_picker(ctrl, &place.zut_home),
-        PickerKind::Login => crate::tui_models::login_picker(&place.zut_home),
-        PickerKind::Logout => match crate::tui_models::logout_picker(&place.zut_home) {
+        PickerKind::Model => crate::models::model_picker(ctrl, &place.zut_home),
+        PickerKind::Login => crate::models::login_picker(&place.zut_home),
+        PickerKind::Logout => match crate::models::logout_picker(&place.zut_home) {
             Ok(p) => p,
             Err(e) => return error(tx, kind, e),
         },
         // Built by the TUI itself.
         PickerKind::Reasoning | PickerKind::Settings | PickerKind::Theme => return,
-        // Built by `tui_mcp`.
+        // Built by `crate::mcp`.
         PickerKind::Mcp | PickerKind::McpServer => return,
         // Built by the TUI from the children's events (`subagents_view`).
         PickerKind::Subagents | PickerKind::SubagentLog => return,
@@ -134,7 +134,7 @@ pub fn sessions(place: &Place, all: bool) -> Picker {
             if all && s.cwd != home_cwd && !s.cwd.is_empty() {
                 detail.push_str(&format!(
                     "  · {}",
-                    crate::tui_mode::shown_path(Path::new(&s.cwd))
+                    crate::mode::shown_path(Path::new(&s.cwd))
                 ));
             }
             PickerItem::new(ago(s.modified, now), s.path.display().to_string())
@@ -388,7 +388,7 @@ pub async fn pick(
     let label = format!("/{}", kind.command());
     let snapshot = lock(place).clone();
     if kind == PickerKind::Login {
-        return crate::tui_models::login_pick(ctrl, &snapshot.zut_home, value, tx).await;
+        return crate::models::login_pick(ctrl, &snapshot.zut_home, value, tx).await;
     }
     let mv = match parse(&snapshot, kind, value) {
         Ok(m) => m,
@@ -419,11 +419,11 @@ pub async fn pick(
     };
     let _ = tx.send(TuiEvent::Info(format!(
         "── {what} {} ──",
-        crate::tui_mode::shown_path(&path)
+        crate::mode::shown_path(&path)
     )));
-    crate::tui_mode::replay(&snap, tx);
+    crate::replay::replay(&snap, tx);
     if matches!(kind, PickerKind::Sessions | PickerKind::AllSessions) {
-        crate::tui_models::restored(ctrl, &snap.meta, &snapshot.zut_home, tx);
+        crate::models::restored(ctrl, &snap.meta, &snapshot.zut_home, tx);
     }
     if let Some(text) = edit {
         let _ = tx.send(TuiEvent::CommandDone {
