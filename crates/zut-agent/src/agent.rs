@@ -57,6 +57,10 @@ pub struct Agent {
     pub(crate) subagents: Option<Arc<crate::subagent::runtime::Runtime>>,
     /// A child's profile tool list: extension tools not named are left out.
     pub(crate) only_tools: Option<Vec<String>>,
+    /// A child's id: its events to extensions carry it (`subagent_id`).
+    pub(crate) subagent_id: Option<String>,
+    /// A child's ceiling (`subagents.allowed_tools`): tools it never gets.
+    pub(crate) tool_ceiling: Option<Arc<crate::subagent::limits::Limits>>,
     /// The session plan (`crate::plan`).
     pub(crate) plan: Vec<zut_types::PlanStep>,
     /// Mission, goal and history (`crate::goals`).
@@ -92,6 +96,8 @@ impl Agent {
             result_budget: Default::default(),
             subagents: None,
             only_tools: None,
+            subagent_id: None,
+            tool_ceiling: None,
             plan: Vec::new(),
             goals: Default::default(),
             work_waiting: None,
@@ -488,6 +494,9 @@ impl Agent {
                     || only.contains(&e.name)
             });
         }
+        if let Some(c) = &self.tool_ceiling {
+            tools.retain(|e| c.allows_tool(&e.name));
+        }
         tools
     }
 
@@ -596,8 +605,11 @@ impl Agent {
         sink(AgentEvent::TurnEnd { stop, error });
     }
 
-    pub(crate) fn emit_ext(&self, event: Event) {
+    pub(crate) fn emit_ext(&self, mut event: Event) {
         if let Some(h) = &self.host {
+            if let Some(id) = &self.subagent_id {
+                event.subagent_id = id.clone();
+            }
             h.emit(&event);
         }
     }

@@ -156,6 +156,9 @@ fn render_show(p: &Profile) -> String {
     if let Some(n) = p.timeout_secs {
         let _ = writeln!(out, "timeout: {n}s");
     }
+    if p.sandbox != Default::default() {
+        let _ = writeln!(out, "sandbox: {}", p.sandbox.as_str());
+    }
     for n in &p.notes {
         let _ = writeln!(out, "note: {n}");
     }

@@ -54,12 +54,7 @@ fn jail_spec_from(
 ) -> zut_sandbox::JailSpec {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let extra = file.and_then(|f| f.sandbox.clone()).unwrap_or_default();
-    let expand = |p: &String| -> PathBuf {
-        match (p.strip_prefix("~/"), &home) {
-            (Some(rest), Some(h)) => h.join(rest),
-            _ => cwd.join(p),
-        }
-    };
+    let expand = |p: &String| config_path(p, cwd);
     zut_sandbox::JailSpec {
         cwd: cwd.to_path_buf(),
         home: home.clone(),
@@ -71,5 +66,15 @@ fn jail_spec_from(
             SandboxNetwork::Any => zut_sandbox::Network::Any,
             SandboxNetwork::Domains(d) => zut_sandbox::Network::Domains(d),
         },
+    }
+}
+
+/// A path of `config.json`: `~/` is `$HOME`, a relative path is relative
+/// to `cwd` (an absolute one stays).
+pub fn config_path(p: &str, cwd: &Path) -> PathBuf {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    match (p.strip_prefix("~/"), &home) {
+        (Some(rest), Some(h)) => h.join(rest),
+        _ => cwd.join(p),
     }
 }

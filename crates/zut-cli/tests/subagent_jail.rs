@@ -130,3 +130,134 @@ fn child_tool_results(server: &LlmServer) -> Vec<String> {
     }
     out
 }
+
+/// A project outside the temporary directories (which every jail lets
+/// write) with a profile of `sandbox: <mode>`, and a place outside it.
+fn project_with_profile(mode: &str) -> (tempfile::TempDir, tempfile::TempDir) {
+    let project = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let profiles = project.path().join(".agents/agents");
+    std::fs::create_dir_all(&profiles).unwrap();
+    std::fs::write(
+        profiles.join("narrow.md"),
+        format!("---\nname: narrow\nsandbox: {mode}\n---\nYou work carefully.\n"),
+    )
+    .unwrap();
+    std::fs::write(project.path().join("README"), "readable\n").unwrap();
+    (project, outside)
+}
+
+/// The parent is not jailed; the child's profile says `sandbox:
+/// read-only`: it reads, but neither the write tool nor a command can
+/// write in the project (or anywhere but the temporary directories).
+#[tokio::test]
+async fn a_read_only_profile_narrows_an_unjailed_parent() {
+    if !supported() {
+        return;
+    }
+    let env = TestEnv::new();
+    let (project, outside) = project_with_profile("read-only");
+    let server = LlmServer::start().await.unwrap();
+    server.push(parent(Script::anthropic_tool_call(
+        "c1",
+        "subagent",
+        json!({"action": "spawn", "task": "RO-CHILD work", "agent": "narrow", "wait": 60})
+            .to_string(),
+    )));
+    server.push(parent(Script::anthropic_text("read-only done")));
+    server.push(child(
+        "RO-CHILD",
+        Script::anthropic_tool_call(
+            "w1",
+            "write",
+            json!({"path": "w.txt", "content": "written\n"}).to_string(),
+        ),
+    ));
+    let cmd = format!(
+        "cat README; echo in > b.txt; echo x > {}/pwned.txt",
+        outside.path().display()
+    );
+    server.push(child(
+        "RO-CHILD",
+        Script::anthropic_tool_call(
+            "b1",
+            "bash",
+            json!({"command": cmd, "timeout": 10}).to_string(),
+        ),
+    ));
+    server.push(child("RO-CHILD", Script::anthropic_text("child finished")));
+    let mut c = llm_cmd(
+        &env,
+        &server.url(),
+        &["--tools", "write,bash,subagent", "-p", "go"],
+    );
+    c.current_dir(project.path())
+        .env("HOME", user_home(&env))
+        .env_remove("ZUT_AGENT_PROFILES");
+    let r = output_blocking(c).await;
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(r.stdout.contains("read-only done"), "{r:?}");
+    let results = child_tool_results(&server);
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert!(results[0].contains("read-only jail"), "{results:?}");
+    assert!(results[1].contains("readable"), "{results:?}");
+    assert!(results[1].contains("Permission denied"), "{results:?}");
+    assert!(!project.path().join("w.txt").exists());
+    assert!(!project.path().join("b.txt").exists());
+    assert!(!outside.path().join("pwned.txt").exists());
+}
+
+/// The parent is jailed; the child's profile asks for `sandbox: off`: it
+/// gets the parent's jail, and the spawn's answer says so.
+#[tokio::test]
+async fn a_profile_asking_for_more_gets_the_parents_jail() {
+    if !supported() {
+        return;
+    }
+    let env = TestEnv::new();
+    let (project, outside) = project_with_profile("off");
+    let server = LlmServer::start().await.unwrap();
+    server.push(parent(Script::anthropic_tool_call(
+        "c1",
+        "subagent",
+        json!({"action": "spawn", "task": "OFF-CHILD work", "agent": "narrow", "wait": 60})
+            .to_string(),
+    )));
+    server.push(parent(Script::anthropic_text("off done")));
+    let cmd = format!(
+        "echo in > b.txt; echo x > {}/pwned.txt",
+        outside.path().display()
+    );
+    server.push(child(
+        "OFF-CHILD",
+        Script::anthropic_tool_call(
+            "b1",
+            "bash",
+            json!({"command": cmd, "timeout": 10}).to_string(),
+        ),
+    ));
+    server.push(child("OFF-CHILD", Script::anthropic_text("child finished")));
+    let mut c = llm_cmd(
+        &env,
+        &server.url(),
+        &["--jail", "--tools", "bash,subagent", "-p", "go"],
+    );
+    c.current_dir(project.path())
+        .env("HOME", user_home(&env))
+        .env_remove("ZUT_AGENT_PROFILES");
+    let r = output_blocking(c).await;
+    assert_eq!(r.code, 0, "{r:?}");
+    let parent_results = tool_results(&server);
+    assert!(
+        parent_results[0].contains("never gets more than its parent"),
+        "{parent_results:?}"
+    );
+    let results = child_tool_results(&server);
+    assert!(results[0].contains("Permission denied"), "{results:?}");
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("b.txt")).unwrap_or_default(),
+        "in\n",
+        "the parent's jail lets the child write in the project"
+    );
+    assert!(!outside.path().join("pwned.txt").exists());
+}

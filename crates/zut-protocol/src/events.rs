@@ -51,4 +51,8 @@ impl EventName {
     pub const ASSISTANT_MESSAGE: &'static str = "assistant_message";
     /// A model call ended.
     pub const TURN_END: &'static str = "turn_end";
+    /// zut: a subagent (child conversation) was spawned or reopened.
+    pub const SUBAGENT_START: &'static str = "subagent_start";
+    /// zut: one of a subagent's turns ended.
+    pub const SUBAGENT_END: &'static str = "subagent_end";
 }

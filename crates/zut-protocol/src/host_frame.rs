@@ -95,7 +95,8 @@ pub struct ToolCall {
 pub struct Event {
     /// Event name (see [`crate::EventName`]).
     pub event: String,
-    /// Session events: the active branch.
+    /// Session events: the active branch. `subagent_start` /
+    /// `subagent_end`: the child's session (`parent_id`: the parent's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<SessionInfo>,
     /// Session events: the receiving extension's own state snapshot.
@@ -116,15 +117,22 @@ pub struct Event {
     /// `tool_confirmation_requested`: short preview.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub tool_preview: String,
-    /// `assistant_message`: visible text.
+    /// `assistant_message`: visible text. `subagent_start`: the task;
+    /// `subagent_end`: the child's final text (at most 4000 bytes).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub text: String,
-    /// `turn_end`: stop reason.
+    /// `turn_end`: stop reason. `subagent_end`: the child's state
+    /// (`completed`, `failed`, `interrupted`, `stopped`, `idle`).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub stop: String,
-    /// `turn_end`: error text.
+    /// `turn_end`, `subagent_end`: error text.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub error: String,
+    /// zut: the subagent whose turn this is (every event of a child's
+    /// turns, and `subagent_start` / `subagent_end`); absent for the
+    /// parent's own events.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub subagent_id: String,
 }
 
 impl Event {

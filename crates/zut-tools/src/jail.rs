@@ -120,6 +120,8 @@ pub struct JailSwitch {
 struct SwitchState {
     spec: Option<zut_sandbox::JailSpec>,
     built: Option<std::sync::Arc<zut_sandbox::Prepared>>,
+    /// Writes only to the temporary directories ([`JailSwitch::narrowed`]).
+    read_only: bool,
 }
 
 impl std::fmt::Debug for JailSwitch {
@@ -138,6 +140,7 @@ impl JailSwitch {
             inner: std::sync::Arc::new(std::sync::Mutex::new(SwitchState {
                 spec: Some(spec),
                 built: None,
+                read_only: false,
             })),
         }
     }
@@ -155,8 +158,28 @@ impl JailSwitch {
                     spec
                 }),
                 built: None,
+                read_only: self.read_only(),
             })),
         }
+    }
+
+    /// A subagent's narrower jail, rooted at `cwd`: always on (whatever
+    /// this switch's state — `/unjail` does not reach it), and with
+    /// `read_only`, writable only in the temporary directories (not `cwd`,
+    /// not the configured writable paths). Its policy is otherwise this
+    /// switch's, so it is never wider than the parent's jail.
+    pub fn narrowed(&self, cwd: &std::path::Path, read_only: bool) -> Self {
+        let mut s = self.for_cwd(cwd);
+        s.on = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        if let Ok(mut st) = s.inner.lock() {
+            st.read_only = st.read_only || read_only;
+        }
+        s
+    }
+
+    /// Whether the jail lets tools write only in the temporary directories.
+    pub fn read_only(&self) -> bool {
+        self.inner.lock().is_ok_and(|s| s.read_only)
     }
 
     /// Jails (`true`) or unjails the next tool calls.
@@ -203,8 +226,7 @@ impl JailSwitch {
         let Some(spec) = &s.spec else {
             return Err("the jail has no session directory".into());
         };
-        let prepared =
-            std::sync::Arc::new(zut_sandbox::Prepared::new(zut_sandbox::Policy::jail(spec))?);
+        let prepared = std::sync::Arc::new(zut_sandbox::Prepared::new(policy(spec, s.read_only))?);
         s.built = Some(prepared.clone());
         Ok(Some(prepared))
     }
@@ -221,10 +243,21 @@ impl JailSwitch {
             (Some(spec), true) => format!(
                 "jailed to {} ({}; {})",
                 spec.cwd.display(),
-                zut_sandbox::Policy::jail(spec).summary(),
+                policy(spec, s.read_only).summary(),
                 zut_sandbox::status().line()
             ),
             _ => "unjailed".into(),
         }
     }
+}
+
+/// The jail's policy for `spec`; `read_only`: writable only in the
+/// temporary directories.
+fn policy(spec: &zut_sandbox::JailSpec, read_only: bool) -> zut_sandbox::Policy {
+    let mut p = zut_sandbox::Policy::jail(spec);
+    if read_only {
+        p.name = "the read-only jail".into();
+        p.write = zut_sandbox::temp_dirs();
+    }
+    p
 }

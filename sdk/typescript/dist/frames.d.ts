@@ -262,19 +262,21 @@ export interface ToolCall {
 /** event: one-way lifecycle notification. Only the fields relevant to event are present. */
 export interface Event {
     type: "event";
-    /** turn_end: error text. */
+    /** turn_end, subagent_end: error text. */
     error?: string;
     /** Event name (see [crate::EventName]). */
     event: string;
-    /** Session events: the active branch. */
+    /** Session events: the active branch. subagent_start / subagent_end: the child's session (parent_id: the parent's). */
     session?: SessionInfo | null;
     /** Session events: the receiving extension's own state snapshot. */
     state?: unknown;
     /** turn_start: 1-based step. */
     step?: number;
-    /** turn_end: stop reason. */
+    /** turn_end: stop reason. subagent_end: the child's state (completed, failed, interrupted, stopped, idle). */
     stop?: string;
-    /** assistant_message: visible text. */
+    /** zut: the subagent whose turn this is (every event of a child's turns, and subagent_start / subagent_end); absent for the parent's own events. */
+    subagent_id?: string;
+    /** assistant_message: visible text. subagent_start: the task; subagent_end: the child's final text (at most 4000 bytes). */
     text?: string;
     /** tool_call: the model's original arguments. */
     tool_args?: unknown;

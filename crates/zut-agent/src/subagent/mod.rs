@@ -9,4 +9,6 @@ pub mod orchestrate;
 pub mod profiles;
 mod resume;
 pub mod runtime;
+pub mod sandbox;
 pub mod tool;
+mod worker;

@@ -77,6 +77,8 @@ pub struct Profile {
     pub max_turns: Option<u32>,
     /// `timeout` (zut): seconds a child prompt may run.
     pub timeout_secs: Option<u64>,
+    /// `sandbox` (zut): the parent's jail or a narrower one.
+    pub sandbox: crate::subagent::sandbox::SandboxMode,
     /// The body: the child's system prompt.
     pub system_prompt: String,
     /// Where it was read.
@@ -409,6 +411,7 @@ pub fn parse_profile(text: &str, stem: &str, format: ProfileFormat) -> Result<Pr
         fast_mode: None,
         max_turns: None,
         timeout_secs: None,
+        sandbox: Default::default(),
         system_prompt: fm.body.clone(),
         path: PathBuf::new(),
         format,
@@ -502,6 +505,11 @@ pub fn parse_profile(text: &str, stem: &str, format: ProfileFormat) -> Result<Pr
                         ))
                     })?;
                 p.timeout_secs = Some(n);
+            }
+            "sandbox" | "sandboxmode" => {
+                let v = scalar(value, key).map_err(at)?;
+                p.sandbox = crate::subagent::sandbox::SandboxMode::parse(v)
+                    .map_err(|e| at(format!("{key}: {e}")))?;
             }
             _ => p.notes.push(format!("unknown key {key:?} ignored")),
         }

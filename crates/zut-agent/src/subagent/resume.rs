@@ -15,9 +15,7 @@ use zut_providers::Provider;
 use crate::agent::Agent;
 use crate::config::AgentConfig;
 use crate::subagent::child_files::read_meta;
-use crate::subagent::runtime::{
-    child_config, clip, lock, Child, ChildState, ChildStatus, Runtime, Worker,
-};
+use crate::subagent::runtime::{child_config, clip, Child, ChildState, ChildStatus, Runtime};
 
 impl Runtime {
     /// Children of the parent session `parent_id` left by an earlier run
@@ -125,9 +123,19 @@ impl Runtime {
             .and_then(|p| p.timeout_secs)
             .map(Duration::from_secs)
             .unwrap_or(self.timeout);
+        if workspace == "shared" {
+            self.policy.check_root(&cwd)?;
+        }
         let (writer, snapshot) = zut_session::SessionWriter::open(&transcript)
             .map_err(|e| format!("subagent: {}: {e}", transcript.display()))?;
         let (inbox_tx, inbox_rx) = mpsc::unbounded_channel();
+        let ext_session = zut_protocol::SessionInfo {
+            id: meta.id.clone(),
+            parent_id: meta.parent.clone(),
+            path: transcript.display().to_string(),
+            cwd: cwd.display().to_string(),
+            ..Default::default()
+        };
         let child = Arc::new(Child {
             id: id.clone(),
             task: sub["task"].as_str().unwrap_or_default().to_string(),
@@ -140,6 +148,7 @@ impl Runtime {
             dir,
             transcript,
             required: false,
+            ext_session,
             started: Instant::now(),
             status: Mutex::new(ChildStatus {
                 state: ChildState::Interrupted,
@@ -158,17 +167,9 @@ impl Runtime {
             turn: Mutex::new(None),
         });
         let mut agent = Agent::new(provider, host, config);
-        agent.only_tools = profile.as_ref().and_then(|p| p.tools.clone());
         agent.attach_session(writer, Some(&snapshot));
-        lock(&self.children).push(child.clone());
-        self.feed.started(&child);
-        let worker = Worker {
-            child: child.clone(),
-            limit: self.limit.clone(),
-            timeout,
-            feed: self.feed.clone(),
-        };
-        tokio::spawn(worker.run(agent, inbox_rx, self.updates.clone()));
+        let only = profile.as_ref().and_then(|p| p.tools.clone());
+        self.start_child(&child, agent, only, timeout, inbox_rx);
         Ok(child)
     }
 }

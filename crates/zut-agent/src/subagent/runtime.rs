@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 use tokio::sync::{mpsc, watch, Semaphore};
 use tokio_util::sync::CancellationToken;
 use zut_ext_host::ExtensionHost;
-use zut_providers::{Part, Provider, Reasoning};
+use zut_providers::{Provider, Reasoning};
 
 pub use crate::subagent::limits::{
     max_concurrent_from_env, timeout_from_env, Limits, DEFAULT_TIMEOUT,
@@ -30,13 +30,11 @@ pub use crate::subagent::limits::{
 
 use crate::agent::Agent;
 use crate::config::AgentConfig;
-use crate::event::{AgentEvent, UsageCounts};
-use crate::outcome::PromptOutcome;
-use crate::subagent::child_files::{
-    add_worktree, capture_patch, create_session, short_random, write_result,
-};
-use crate::subagent::link::{forwarded, Feed};
+use crate::event::UsageCounts;
+use crate::subagent::child_files::{add_worktree, create_session, short_random};
+use crate::subagent::link::Feed;
 use crate::subagent::profiles::{Profile, ProfileSet, PromptMode};
+use crate::subagent::worker::Worker;
 
 /// Held while a `write` or `edit` runs, so that agents sharing a
 /// workspace never interleave the read and the write of one edit.
@@ -135,6 +133,8 @@ pub struct Child {
     pub transcript: PathBuf,
     /// `required` at spawn.
     pub required: bool,
+    /// Its session as extensions see it (`parent_id`: the parent's).
+    pub(super) ext_session: zut_protocol::SessionInfo,
     pub(super) started: Instant,
     pub(super) status: Mutex<ChildStatus>,
     pub(super) changed: watch::Sender<u64>,
@@ -154,7 +154,7 @@ impl Child {
         self.started.elapsed()
     }
 
-    fn update(&self, f: impl FnOnce(&mut ChildStatus)) {
+    pub(super) fn update(&self, f: impl FnOnce(&mut ChildStatus)) {
         f(&mut lock(&self.status));
         self.changed.send_modify(|n| *n += 1);
     }
@@ -294,6 +294,8 @@ pub struct Runtime {
     pub(super) limit: Arc<Semaphore>,
     pub(super) max_concurrent: usize,
     pub(super) timeout: Duration,
+    /// `queue_timeout`, `allowed_tools`, `allowed_roots`.
+    pub(super) policy: Arc<Limits>,
     pub(super) children: Mutex<Vec<Arc<Child>>>,
     /// Completion notes not yet shown to the parent's model.
     pub(super) updates: Updates,
@@ -321,6 +323,7 @@ impl Runtime {
             limit: Arc::new(Semaphore::new(max_concurrent)),
             max_concurrent,
             timeout,
+            policy: Arc::new(Limits::default()),
             children: Mutex::new(Vec::new()),
             updates: Arc::new(Mutex::new(VecDeque::new())),
             root: CancellationToken::new(),
@@ -346,6 +349,46 @@ impl Runtime {
             max_concurrent_from_env(limits.max_concurrent),
             timeout_from_env(limits.timeout),
         )
+        .with_policy(limits)
+    }
+
+    /// With the configured ceiling: `queue_timeout`, `allowed_tools`,
+    /// `allowed_roots` (the limits' other fields are not read here).
+    pub fn with_policy(mut self, limits: Limits) -> Self {
+        self.policy = Arc::new(limits);
+        self
+    }
+
+    /// The configured ceiling.
+    pub fn policy(&self) -> &Limits {
+        &self.policy
+    }
+
+    /// Registers `child`, gives its agent the child's tags and limits and
+    /// starts its turn loop (extensions get `subagent_start` first).
+    pub(super) fn start_child(
+        &self,
+        child: &Arc<Child>,
+        mut agent: Agent,
+        only_tools: Option<Vec<String>>,
+        timeout: Duration,
+        inbox: mpsc::UnboundedReceiver<String>,
+    ) {
+        agent.only_tools = only_tools;
+        agent.subagent_id = Some(child.id.clone());
+        if self.policy.allowed_tools.is_some() {
+            agent.tool_ceiling = Some(self.policy.clone());
+        }
+        lock(&self.children).push(child.clone());
+        self.feed.started(child);
+        let worker = Worker {
+            child: child.clone(),
+            limit: self.limit.clone(),
+            timeout,
+            queue_timeout: self.policy.queue_timeout,
+            feed: self.feed.clone(),
+        };
+        worker.start(agent, inbox, self.updates.clone());
     }
 
     /// The profiles.
@@ -448,6 +491,9 @@ impl Runtime {
             crate::controller::models::check(parent_provider.name(), parent_provider.model(), m)
                 .map_err(|e| format!("subagent: {e}"))?;
         }
+        // The directory the child works from (or makes its worktree from)
+        // must be inside `subagents.allowed_roots`.
+        self.policy.check_root(&parent.cwd)?;
         let n = self.seq.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         let id = format!("sa-{n}-{}", short_random());
         let dir = self.zut_home.join("subagents").join(&id);
@@ -496,6 +542,13 @@ impl Runtime {
         )?;
         let (inbox_tx, inbox_rx) = mpsc::unbounded_channel();
         let (changed, _) = watch::channel(0u64);
+        let ext_session = zut_protocol::SessionInfo {
+            id: writer.meta().id.clone(),
+            parent_id: parent_session.map(|(id, _)| id).unwrap_or_default(),
+            path: transcript.display().to_string(),
+            cwd: cwd.display().to_string(),
+            ..Default::default()
+        };
         let child = Arc::new(Child {
             id: id.clone(),
             task: spec.task.clone(),
@@ -508,6 +561,7 @@ impl Runtime {
             dir: dir.clone(),
             transcript,
             required: spec.required,
+            ext_session,
             started: Instant::now(),
             status: Mutex::new(ChildStatus {
                 state: ChildState::Queued,
@@ -526,177 +580,14 @@ impl Runtime {
             turn: Mutex::new(None),
         });
         let mut agent = Agent::new(provider, host, config);
-        agent.only_tools = only_tools;
         agent.attach_session(writer, Some(&snapshot));
-        lock(&self.children).push(child.clone());
-        self.feed.started(&child);
         child.send(spec.task)?;
-        let worker = Worker {
-            child: child.clone(),
-            limit: self.limit.clone(),
-            timeout,
-            feed: self.feed.clone(),
-        };
-        tokio::spawn(worker.run(agent, inbox_rx, self.updates.clone()));
+        self.start_child(&child, agent, only_tools, timeout, inbox_rx);
         Ok(child)
     }
 }
 
 pub(super) type Updates = Arc<Mutex<VecDeque<String>>>;
-
-/// Runs one child's turns.
-pub(super) struct Worker {
-    pub(super) child: Arc<Child>,
-    pub(super) limit: Arc<Semaphore>,
-    pub(super) timeout: Duration,
-    pub(super) feed: Arc<Feed>,
-}
-
-impl Worker {
-    pub(super) async fn run(
-        self,
-        mut agent: Agent,
-        mut inbox: mpsc::UnboundedReceiver<String>,
-        updates: Updates,
-    ) {
-        let child = self.child.clone();
-        loop {
-            let prompt = tokio::select! {
-                p = inbox.recv() => match p {
-                    Some(p) => p,
-                    None => break,
-                },
-                _ = child.stop.cancelled() => break,
-            };
-            child.update(|s| s.state = ChildState::Queued);
-            let permit = tokio::select! {
-                p = self.limit.clone().acquire_owned() => match p {
-                    Ok(p) => p,
-                    Err(_) => break,
-                },
-                _ = child.stop.cancelled() => break,
-            };
-            let turn = child.stop.child_token();
-            *lock(&child.turn) = Some(turn.clone());
-            child.update(|s| {
-                s.state = ChildState::Running;
-                s.pending = s.pending.saturating_sub(1);
-                s.error = None;
-            });
-            // A parent that dies now leaves "running" here: the next run
-            // shows the child as interrupted (and resumable).
-            let previous = child.status().final_text;
-            write_result(&child, ChildState::Running, &previous, None);
-            let (c2, feed) = (child.clone(), self.feed.clone());
-            let mut sink = move |ev: AgentEvent| {
-                match &ev {
-                    AgentEvent::TurnStart { .. } => c2.update(|s| s.steps += 1),
-                    AgentEvent::ToolExecutionStarted { name, .. } => {
-                        c2.update(|s| s.tool = Some(name.clone()))
-                    }
-                    AgentEvent::ToolResult { .. } => c2.update(|s| s.tool = None),
-                    AgentEvent::Usage(u) => {
-                        c2.update(|s| {
-                            s.tokens.0 += u.this.input;
-                            s.tokens.1 += u.this.output;
-                            s.usage.add(&u.this);
-                        });
-                        feed.add_usage(&u.this);
-                    }
-                    _ => {}
-                }
-                if forwarded(&ev) && feed.listening() {
-                    feed.forward(&c2.id, ev);
-                }
-            };
-            let mut timed_out = false;
-            let outcome = {
-                let fut = agent.prompt(vec![Part::Text { text: prompt }], &turn, &mut sink);
-                tokio::pin!(fut);
-                tokio::select! {
-                    o = &mut fut => o,
-                    _ = tokio::time::sleep(self.timeout) => {
-                        timed_out = true;
-                        turn.cancel();
-                        fut.await
-                    }
-                }
-            };
-            drop(permit);
-            *lock(&child.turn) = None;
-            let stopped = child.stop.is_cancelled();
-            let (state, final_text, error) = match outcome {
-                _ if timed_out => (
-                    ChildState::Failed,
-                    String::new(),
-                    Some(format!(
-                        "time budget of {} s exceeded",
-                        self.timeout.as_secs()
-                    )),
-                ),
-                PromptOutcome::Completed { final_text, .. } => {
-                    (ChildState::Completed, final_text, None)
-                }
-                PromptOutcome::Aborted if stopped => (ChildState::Stopped, String::new(), None),
-                PromptOutcome::Aborted => (ChildState::Interrupted, String::new(), None),
-                PromptOutcome::Blocked { reason } => {
-                    (ChildState::Failed, String::new(), Some(reason))
-                }
-                PromptOutcome::Failed { message } => {
-                    (ChildState::Failed, String::new(), Some(message))
-                }
-            };
-            write_result(&child, state, &final_text, error.as_deref());
-            if child.workspace == "worktree" {
-                capture_patch(&child).await;
-            }
-            // Kept as `result.json` keeps it (the transcript has it all):
-            // eight long replies are not held twice for the run's life.
-            let kept = clip(&final_text, RESULT_BYTES);
-            drop(final_text);
-            child.update(|s| {
-                s.state = state;
-                s.final_text = kept.clone();
-                s.error = error.clone();
-                s.turns += 1;
-                s.tool = None;
-            });
-            if self.feed.listening() {
-                let st = child.status();
-                let end = AgentEvent::SubagentEnd {
-                    state: state.as_str().to_string(),
-                    final_text: clip(&kept, SUMMARY_BYTES),
-                    error: error.clone(),
-                    turns: st.turns,
-                    usage: st.usage,
-                    transcript: child.transcript.display().to_string(),
-                };
-                self.feed.forward(&child.id, end);
-            }
-            let mut line = format!("- {}: {}", child.id, state.as_str());
-            if let Some(e) = &error {
-                line.push_str(&format!(" ({e})"));
-            }
-            line.push_str(&format!(" — {}\n", clip(&child.task, 120)));
-            if !kept.is_empty() {
-                line.push_str(&format!("  final: {}\n", clip(&kept, 600)));
-            }
-            line.push_str(&format!("  transcript: {}\n", child.transcript.display()));
-            lock(&updates).push_back(line);
-            if stopped {
-                break;
-            }
-        }
-        if child.stop.is_cancelled() {
-            child.update(|s| {
-                if !s.state.is_settled() || s.pending > 0 {
-                    s.state = ChildState::Stopped;
-                }
-                s.pending = 0;
-            });
-        }
-    }
-}
 
 /// The child's configuration: the parent's, narrowed by the profile.
 pub fn child_config(
@@ -705,10 +596,10 @@ pub fn child_config(
     cwd: &Path,
 ) -> Result<AgentConfig, String> {
     let mut c = parent.clone();
-    if cwd != parent.cwd {
-        // A worktree child: the parent's jail, rooted at its worktree.
-        c.jail = parent.jail.for_cwd(cwd);
-    }
+    // The parent's jail (a worktree child's rooted at its worktree), or
+    // the narrower one its profile asks for.
+    let mode = profile.map(|p| p.sandbox).unwrap_or_default();
+    c.jail = crate::subagent::sandbox::child_jail(&parent.jail, &parent.cwd, mode, cwd);
     c.cwd = cwd.to_path_buf();
     c.system.cwd = cwd.to_path_buf();
     c.confirm_tools = parent.confirm_tools;

@@ -183,7 +183,7 @@ impl Agent {
             return rt.clone();
         }
         let (home, cwd) = (self.config.system.zut_home.clone(), self.config.cwd.clone());
-        let rt = Arc::new(Runtime::from_env(home, &cwd, self.config.subagents));
+        let rt = Arc::new(Runtime::from_env(home, &cwd, self.config.subagents.clone()));
         self.subagent_link.attach(&rt);
         self.subagents = Some(rt.clone());
         rt
@@ -336,6 +336,7 @@ impl Agent {
             )
         });
         let only = spec.profile.as_ref().and_then(|p| p.tools.clone());
+        let notes = spawn_notes(rt, &self.config.jail, spec.profile.as_ref());
         let child = match rt
             .spawn(
                 spec,
@@ -374,6 +375,10 @@ impl Agent {
         if child.workspace == "worktree" {
             text.push_str(&format!("worktree: {}\n", child.cwd.display()));
         }
+        for n in notes {
+            text.push_str(&n);
+            text.push('\n');
+        }
         match wait {
             None => text.push_str("\nThe sub-agent is running in the background. Completion is host-event-driven through [auto-subagents update]."),
             Some(secs) => text.push_str(&settled_text(rt, &child, secs).await),
@@ -394,6 +399,36 @@ impl Agent {
                 .as_ref()
                 .is_some_and(|h| h.tools().iter().any(|t| t.name == name))
     }
+}
+
+/// What a spawn's answer notes about the child's limits: a profile's
+/// `sandbox` wider than the parent's jail, profile tools that
+/// `subagents.allowed_tools` leaves out.
+fn spawn_notes(
+    rt: &Runtime,
+    jail: &zut_tools::JailSwitch,
+    profile: Option<&crate::subagent::profiles::Profile>,
+) -> Vec<String> {
+    let Some(p) = profile else {
+        return Vec::new();
+    };
+    let mut notes: Vec<String> = crate::subagent::sandbox::wider_note(jail, p.sandbox)
+        .into_iter()
+        .collect();
+    let left_out: Vec<&str> = p
+        .tools
+        .iter()
+        .flatten()
+        .filter(|t| !rt.policy().allows_tool(t))
+        .map(String::as_str)
+        .collect();
+    if !left_out.is_empty() {
+        notes.push(format!(
+            "note: subagents.allowed_tools leaves out the profile's {}",
+            left_out.join(", ")
+        ));
+    }
+    notes
 }
 
 /// Waits up to `secs` for `child`'s turn and describes how it ended.

@@ -134,6 +134,14 @@ pub fn build(args: &GlobalArgs) -> anyhow::Result<RunSetup> {
                 .max_concurrent
                 .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
             timeout: s.timeout_secs.map(std::time::Duration::from_secs),
+            queue_timeout: s.queue_timeout,
+            allowed_tools: s.allowed_tools.clone(),
+            allowed_roots: s.allowed_roots.as_ref().map(|roots| {
+                roots
+                    .iter()
+                    .map(|r| crate::sandbox_setup::config_path(r, &cwd))
+                    .collect()
+            }),
         };
     }
     agent.system.system_prompt = args.system_prompt.clone();
