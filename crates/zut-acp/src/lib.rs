@@ -51,11 +51,12 @@ pub struct OpenRequest {
     /// conversation with `zut_mcp::acp::start_for_session` and give the
     /// manager to `zut_agent::Agent::set_mcp` (they stop with it).
     pub mcp_servers: Vec<serde_json::Value>,
-    /// The client declared form elicitation: the MCP servers' requests
-    /// for input are forwarded to it as `elicitation/create` (set
-    /// `zut_agent::AgentConfig::mcp_elicitation`); otherwise they are
-    /// declined and nothing is declared to the servers.
-    pub elicitation: bool,
+    /// The elicitation modes the client declared (`elicitation.form`,
+    /// `elicitation.url`): the MCP servers' requests for input in these
+    /// modes are forwarded to it as `elicitation/create` (set
+    /// `zut_agent::AgentConfig::mcp_elicitation`); nothing else is
+    /// declared to the servers, and other requests are declined.
+    pub elicitation: zut_types::ElicitationModes,
 }
 
 /// Builds conversations for `session/new` and `session/load` (the CLI sets

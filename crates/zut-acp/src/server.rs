@@ -37,11 +37,11 @@ pub async fn serve_stdio(backend: Arc<dyn Backend>) -> Result<(), String> {
                     t.initialized = true;
                     let fs = &req.client_capabilities.fs;
                     t.fs = (fs.read_text_file, fs.write_text_file);
-                    t.elicitation = req
-                        .client_capabilities
-                        .elicitation
-                        .as_ref()
-                        .is_some_and(|e| e.form.is_some());
+                    let e = req.client_capabilities.elicitation.as_ref();
+                    t.elicitation = zut_types::ElicitationModes {
+                        form: e.is_some_and(|e| e.form.is_some()),
+                        url: e.is_some_and(|e| e.url.is_some()),
+                    };
                 }
                 responder.respond(
                     InitializeResponse::new(req.protocol_version)
@@ -232,7 +232,11 @@ async fn open(
             window: conv.context_window,
             ..Default::default()
         })),
+        forwarded: Default::default(),
     };
+    if elicitation.any() {
+        crate::elicit::watch(conn, SessionId::new(id.clone()), &session);
+    }
     t.sessions.insert(id.clone(), session.clone());
     Ok((id, session))
 }
@@ -439,18 +443,20 @@ async fn pump(
         match agent_ev {
             AgentEvent::McpElicitation {
                 request_id,
+                server,
                 message,
                 schema,
+                url,
                 ..
             } => {
-                crate::elicit::spawn(
-                    conn,
-                    sid.clone(),
-                    s.controller.clone(),
+                let ask = crate::elicit::Ask {
                     request_id,
+                    server,
                     message,
                     schema,
-                );
+                    url,
+                };
+                crate::elicit::forward_once(conn, sid, &s.controller, &s.forwarded, ask);
                 continue;
             }
             // The client's request is answered or dropped by then.

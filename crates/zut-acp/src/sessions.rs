@@ -20,6 +20,9 @@ pub(crate) struct Session {
     /// The session's cost so far (US dollars) and the model's context
     /// window, for `usage_update`.
     pub usage: Arc<std::sync::Mutex<crate::updates::UsageTotal>>,
+    /// The MCP elicitations already sent to the client (by the turn's
+    /// pump or, between prompts, by `crate::elicit::watch`).
+    pub forwarded: Arc<Mutex<std::collections::HashSet<u64>>>,
 }
 
 /// The connection's state.
@@ -33,8 +36,9 @@ pub(crate) struct Table {
     pub next: u64,
     /// The client's `fs.readTextFile` and `fs.writeTextFile`.
     pub fs: (bool, bool),
-    /// The client shows form elicitations (`elicitation.form`).
-    pub elicitation: bool,
+    /// The elicitation modes the client shows (`elicitation.form`,
+    /// `elicitation.url`).
+    pub elicitation: zut_types::ElicitationModes,
 }
 
 /// Shared handle on the table.

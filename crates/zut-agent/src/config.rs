@@ -69,12 +69,12 @@ pub struct AgentConfig {
     /// Children's limits from `config.json` `subagents` (the environment's
     /// `ZUT_SUBAGENTS_*` win).
     pub subagents: crate::subagent::runtime::Limits,
-    /// The front end shows MCP elicitation forms (the TUI; an ACP client
-    /// that declared form elicitation): declared to the servers from their
-    /// first connection, and turned on with the conversation
-    /// (`Controller::set_mcp_elicitation`). Off: not declared; servers
-    /// asking anyway are declined.
-    pub mcp_elicitation: bool,
+    /// The MCP elicitation modes the front end shows (the TUI: forms and
+    /// URLs; an ACP client: what it declared): declared to the servers
+    /// from their first connection, and turned on with the conversation
+    /// (`Controller::set_mcp_elicitation_modes`). None: not declared;
+    /// servers asking anyway are declined.
+    pub mcp_elicitation: zut_types::ElicitationModes,
 }
 
 impl AgentConfig {
@@ -112,7 +112,7 @@ impl AgentConfig {
             orchestrate: false,
             goals: Default::default(),
             subagents: Default::default(),
-            mcp_elicitation: false,
+            mcp_elicitation: zut_types::ElicitationModes::NONE,
         }
     }
 }

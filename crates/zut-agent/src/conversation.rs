@@ -127,7 +127,7 @@ pub fn open(setup: Setup, session: SessionRequest) -> Result<Conversation, Strin
     let (home, cwd) = (config.system.zut_home.clone(), config.cwd.clone());
     let jail = config.jail.clone();
     let ask = config.mcp_elicitation;
-    let elicitation = zut_mcp::Elicitation::declared_from_start(ask);
+    let elicitation = zut_mcp::Elicitation::declared_from_start_modes(ask);
     let mut agent = Agent::new(provider, None, config);
     agent.set_file_access(files);
     // MCP servers start on tasks of their own (zut-mcp).
@@ -161,8 +161,8 @@ pub fn open(setup: Setup, session: SessionRequest) -> Result<Conversation, Strin
         session: info,
     };
     let (controller, events) = Controller::start(agent, ui_rx, Some(startup), unavailable);
-    if ask {
-        controller.set_mcp_elicitation(true);
+    if ask.any() {
+        controller.set_mcp_elicitation_modes(ask);
     }
     Ok(Conversation {
         controller,

@@ -51,6 +51,6 @@ pub use event::{AgentEvent, UiEvents, UsageCounts, UsageEvent};
 pub use outcome::PromptOutcome;
 pub use session_bridge::{AgentSession, STATE_NOT_PERSISTED};
 pub use system_prompt::SystemPromptOptions;
-pub use zut_types::{ElicitationAction, ElicitationAnswer, ElicitationRequest};
+pub use zut_types::{ElicitationAction, ElicitationAnswer, ElicitationModes, ElicitationRequest};
 /// The public-web tools (`web_search`, `web_open`, `web_find`, `web_click`).
 pub use zut_web as web;

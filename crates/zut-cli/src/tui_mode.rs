@@ -27,7 +27,7 @@ pub fn run(args: &GlobalArgs) -> i32 {
     // are shown with their reasons.
     setup.agent.confirm_tools = args.no_yolo;
     // The TUI shows MCP servers' elicitation forms.
-    setup.agent.mcp_elicitation = true;
+    setup.agent.mcp_elicitation = zut_agent::ElicitationModes::ALL;
     setup.agent.reasoning_events = true;
     setup.agent.interception_events = true;
     // The `subagent` tool is on by default here; headless runs offer it

@@ -4,12 +4,15 @@
 //! that does not is never asked, and the server is told nobody can answer.
 //! The server is the official Python SDK one
 //! (`zut-mcp/tests/fixtures/fastmcp_server.py`, tool `book`), passed in
-//! `session/new`.
+//! `session/new`. URL mode (`pay`) reaches a client that declares
+//! `elicitation.url`, and a request the server sends while no prompt runs
+//! (`remind_later`) reaches the client at once.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -17,8 +20,8 @@ use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
     ClientCapabilities, ContentBlock, CreateElicitationRequest, CreateElicitationResponse,
     ElicitationAcceptAction, ElicitationAction, ElicitationCapabilities,
-    ElicitationFormCapabilities, ElicitationMode, InitializeRequest, McpServer, McpServerStdio,
-    NewSessionRequest, PromptRequest, StopReason, TextContent,
+    ElicitationFormCapabilities, ElicitationMode, ElicitationUrlCapabilities, InitializeRequest,
+    McpServer, McpServerStdio, NewSessionRequest, PromptRequest, StopReason, TextContent,
 };
 use agent_client_protocol::{AcpAgent, AcpAgentConfig, Client};
 use common::*;
@@ -156,4 +159,123 @@ async fn a_client_without_forms_is_never_asked() {
     let (asked, body) = book(false).await;
     assert!(asked.is_empty(), "{asked:?}");
     assert!(body.contains("not booked"), "{body}");
+}
+
+/// One URL-mode request the client saw: message, URL, whether the prompt
+/// had already returned.
+type UrlAsk = (String, String, bool);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn url_requests_reach_the_client_also_between_prompts() {
+    if !have_python_mcp() {
+        return;
+    }
+    let env = TestEnv::new();
+    let later = env.home.join("later.txt");
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_tool_call(
+        "c1",
+        "mcp__py__pay",
+        r#"{"amount":12}"#,
+    ));
+    server.push(Script::anthropic_tool_call(
+        "c2",
+        "mcp__py__remind_later",
+        serde_json::json!({"path": later.display().to_string()}).to_string(),
+    ));
+    server.push(Script::anthropic_text("Done."));
+    let cwd = env.project.clone();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../zut-mcp/tests/fixtures/fastmcp_server.py");
+    let asked: Arc<Mutex<Vec<UrlAsk>>> = Arc::default();
+    let turn_over = Arc::new(AtomicBool::new(false));
+    let (log, over) = (asked.clone(), turn_over.clone());
+    let later2 = later.clone();
+    let run = Client
+        .v1()
+        .on_receive_request(
+            async move |req: CreateElicitationRequest, responder, _cx| {
+                let ElicitationMode::Url(u) = &req.mode else {
+                    return responder
+                        .respond(CreateElicitationResponse::new(ElicitationAction::Cancel));
+                };
+                let done = over.load(Ordering::SeqCst);
+                log.lock()
+                    .unwrap()
+                    .push((req.message.clone(), u.url.clone(), done));
+                // Accept the payment, decline the reminder.
+                responder.respond(CreateElicitationResponse::new(if done {
+                    ElicitationAction::Decline
+                } else {
+                    ElicitationAction::Accept(ElicitationAcceptAction::new())
+                }))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .connect_with(zut_acp(&env, &server), async move |cx| {
+            let caps = ClientCapabilities::new().elicitation(
+                ElicitationCapabilities::new()
+                    .form(ElicitationFormCapabilities::new())
+                    .url(ElicitationUrlCapabilities::new()),
+            );
+            cx.send_request(InitializeRequest::new(ProtocolVersion::V1).client_capabilities(caps))
+                .block_task()
+                .await?;
+            let servers = vec![McpServer::Stdio(
+                McpServerStdio::new("py", "python3").args(vec![script.display().to_string()]),
+            )];
+            let sid = cx
+                .send_request(NewSessionRequest::new(cwd).mcp_servers(servers))
+                .block_task()
+                .await?
+                .session_id;
+            let r = cx
+                .send_request(PromptRequest::new(
+                    sid,
+                    vec![ContentBlock::Text(TextContent::new("pay, then remind me"))],
+                ))
+                .block_task()
+                .await?;
+            assert_eq!(r.stop_reason, StopReason::EndTurn);
+            turn_over.store(true, Ordering::SeqCst);
+            // Only now may the server ask again; no prompt follows.
+            std::fs::write(format!("{}.go", later2.display()), "").unwrap();
+            for _ in 0..600 {
+                if std::fs::read_to_string(&later2).is_ok_and(|s| !s.is_empty()) {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Ok(())
+        });
+    tokio::time::timeout(Duration::from_secs(90), run)
+        .await
+        .expect("the ACP exchange timed out")
+        .expect("the ACP exchange failed");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    assert!(
+        reqs[1]
+            .raw_body
+            .contains("payment accept; declared form=True url=True"),
+        "{}",
+        reqs[1].raw_body
+    );
+    let asked = asked.lock().unwrap().clone();
+    assert_eq!(
+        asked,
+        vec![
+            (
+                "Confirm paying 12 EUR".to_string(),
+                "https://pay.example.com/confirm?amount=12".to_string(),
+                false
+            ),
+            (
+                "Renew your subscription".to_string(),
+                "https://pay.example.com/renew".to_string(),
+                true
+            ),
+        ]
+    );
+    assert_eq!(std::fs::read_to_string(&later).unwrap(), "decline");
 }

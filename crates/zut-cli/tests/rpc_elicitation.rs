@@ -124,3 +124,44 @@ async fn without_the_opt_in_nothing_is_asked() {
     );
     rpc.close();
 }
+
+/// URL mode: the event carries `url` and an empty form; an accept without
+/// content reaches the server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_opted_in_client_gets_url_requests() {
+    if !have_python_mcp() {
+        return;
+    }
+    let env = TestEnv::new();
+    setup(&env);
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_tool_call(
+        "c1",
+        "mcp__py__pay",
+        r#"{"amount":7}"#,
+    ));
+    server.push(Script::anthropic_text("Done."));
+    let mut rpc = Rpc::start(&env, &server, &[], &[]);
+    rpc.request(json!({"id":"h","type":"hello","capabilities":["mcp_elicitation"]}));
+    rpc.send(json!({"id":"1","type":"prompt","message":"pay 7"}));
+    let lines = rpc.until(|v| v["type"] == "mcp_elicitation");
+    let ev = lines.last().unwrap();
+    assert_eq!(ev["message"], "Confirm paying 7 EUR", "{ev}");
+    assert_eq!(
+        ev["url"], "https://pay.example.com/confirm?amount=7",
+        "{ev}"
+    );
+    assert_eq!(ev["order"], json!([]), "{ev}");
+    let r = rpc.request(json!({"id":"e1","type":"elicitation_response",
+        "request_id":ev["request_id"].clone(),"action":"accept"}));
+    assert_eq!(r["success"], true, "{r}");
+    rpc.until(is_done);
+    assert!(
+        server.requests()[1]
+            .raw_body
+            .contains("payment accept; declared form=True url=True"),
+        "{}",
+        server.requests()[1].raw_body
+    );
+    rpc.close();
+}

@@ -57,6 +57,19 @@ pub trait ConversationHandle: Send + Sync {
         Err("this conversation takes no elicitation answers".into())
     }
 
+    /// The MCP elicitations waiting for an answer, oldest first.
+    fn pending_elicitations(&self) -> Vec<zut_types::ElicitationRequest> {
+        Vec::new()
+    }
+
+    /// A receiver whose value changes each time an MCP elicitation starts
+    /// waiting, for a front end that shows them outside a turn (ACP);
+    /// `None` when this conversation has none. The requests also come out
+    /// of the event stream as `AgentEvent::McpElicitation`.
+    fn elicitation_watch(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
+        None
+    }
+
     /// The conversation's messages as the model sees them.
     fn messages(&self) -> Arc<Vec<Message>>;
 

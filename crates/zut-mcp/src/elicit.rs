@@ -1,18 +1,22 @@
-//! MCP elicitation (a server asks the user for input), form mode only.
+//! MCP elicitation (a server asks the user for input): form mode (fields
+//! to fill) and URL mode (a page for the user to open).
 //!
 //! zut declares the `elicitation` capability to a server only while
-//! someone can answer: a front end that shows forms sets an [`Asker`]
-//! ([`crate::McpManager::set_elicitation_asker`]); without one nothing is
-//! declared, and a request that still arrives is declined. Servers already
-//! connected when the asker appears or goes reconnect, so what they were
-//! told stays true. Every request and its outcome go to the server's log.
+//! someone can answer, and only the modes they can show: a front end sets
+//! an [`Asker`] with its [`ElicitationModes`]
+//! ([`crate::McpManager::set_elicitation_asker_modes`]); without one nothing
+//! is declared, and a request that still arrives (or one in a mode not
+//! declared) is declined. Servers already connected when the asker appears
+//! or goes reconnect, so what they were told stays true. Every request and
+//! its outcome go to the server's log.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, RwLock};
 
 use futures::future::BoxFuture;
 use serde_json::Value;
 use zut_types::elicitation::{validate, ElicitationAnswer, ElicitationRequest};
+use zut_types::ElicitationModes;
 
 /// Shows one request to the user and resolves with the answer. Dropping
 /// the future means the server stopped waiting.
@@ -21,8 +25,9 @@ pub type Asker =
 
 #[derive(Default)]
 struct Inner {
-    /// Declared to servers connecting from now on.
-    declare: AtomicBool,
+    /// Declared to servers connecting from now on
+    /// ([`ElicitationModes::bits`]).
+    declare: AtomicU8,
     asker: RwLock<Option<Asker>>,
     next_id: AtomicU64,
 }
@@ -44,22 +49,39 @@ impl Elicitation {
     /// that will set an asker right after the servers start passes `true`
     /// so the servers are not reconnected for it.
     pub fn declared_from_start(on: bool) -> Self {
+        Self::declared_from_start_modes(if on {
+            ElicitationModes::ALL
+        } else {
+            ElicitationModes::NONE
+        })
+    }
+
+    /// Declared from the first connection on, in `modes`.
+    pub fn declared_from_start_modes(modes: ElicitationModes) -> Self {
         let e = Self::default();
-        e.0.declare.store(on, Ordering::Release);
+        e.0.declare.store(modes.bits(), Ordering::Release);
         e
     }
 
     /// Whether servers connecting now are told zut can ask the user.
     pub fn declared(&self) -> bool {
-        self.0.declare.load(Ordering::Acquire)
+        self.modes().any()
     }
 
-    /// Sets (or removes) the asker; returns whether the declaration
-    /// changed.
-    pub(crate) fn set(&self, asker: Option<Asker>) -> bool {
-        let on = asker.is_some();
+    /// The modes declared to servers connecting now.
+    pub fn modes(&self) -> ElicitationModes {
+        ElicitationModes::from_bits(self.0.declare.load(Ordering::Acquire))
+    }
+
+    /// Sets (or removes) the asker and the modes it shows.
+    pub(crate) fn set(&self, asker: Option<Asker>, modes: ElicitationModes) {
+        let modes = if asker.is_some() {
+            modes
+        } else {
+            ElicitationModes::NONE
+        };
         *self.0.asker.write().unwrap_or_else(|e| e.into_inner()) = asker;
-        self.0.declare.swap(on, Ordering::AcqRel) != on
+        self.0.declare.store(modes.bits(), Ordering::Release);
     }
 
     fn asker(&self) -> Option<Asker> {
@@ -70,15 +92,17 @@ impl Elicitation {
             .clone()
     }
 
-    /// Asks the user (or declines when nobody can), checks an accepted
-    /// answer against the schema, and returns the answer with a line for
-    /// the server's log.
+    /// Asks the user (or declines when nobody can, or not in this mode),
+    /// checks an accepted answer against the schema, and returns the
+    /// answer with a line for the server's log. `url`: URL mode (`schema`
+    /// is then ignored; an accepted answer carries no content).
     pub(crate) async fn ask(
         &self,
         server: &str,
         message: String,
         schema: Value,
         order: Vec<String>,
+        url: Option<String>,
     ) -> (ElicitationAnswer, String) {
         let Some(asker) = self.asker() else {
             return (
@@ -86,12 +110,27 @@ impl Elicitation {
                 "elicitation declined: nobody can answer in this mode".into(),
             );
         };
+        let modes = self.modes();
+        let (declared, mode) = match url {
+            Some(_) => (modes.url, "URL"),
+            None => (modes.form, "form"),
+        };
+        if !declared {
+            return (
+                ElicitationAnswer::decline(),
+                format!("elicitation declined: {mode} mode was not declared to the server"),
+            );
+        }
+        if let Some(url) = url {
+            return ask_url(&asker, self.next_id(), server, message, url).await;
+        }
         let request = ElicitationRequest {
-            id: self.0.next_id.fetch_add(1, Ordering::Relaxed) + 1,
+            id: self.next_id(),
             server: server.to_string(),
             message,
             schema,
             order,
+            url: None,
         };
         if let Err(why) = request.fields() {
             return (
@@ -112,4 +151,40 @@ impl Elicitation {
         let line = format!("elicitation answered: {}", answer.action.as_str());
         (answer, line)
     }
+    fn next_id(&self) -> u64 {
+        self.0.next_id.fetch_add(1, Ordering::Relaxed) + 1
+    }
+}
+
+/// A URL-mode request: refused without asking when the URL is not a plain
+/// `http`/`https` URL with a host (what the user is shown must be what
+/// would open); an accept carries no content.
+async fn ask_url(
+    asker: &Asker,
+    id: u64,
+    server: &str,
+    message: String,
+    url: String,
+) -> (ElicitationAnswer, String) {
+    let Some(host) = zut_types::elicitation::url_host(&url) else {
+        return (
+            ElicitationAnswer::decline(),
+            format!("elicitation declined: {url:?} is not an http(s) URL zut will show"),
+        );
+    };
+    let request = ElicitationRequest {
+        id,
+        server: server.to_string(),
+        message,
+        schema: serde_json::json!({"type": "object", "properties": {}}),
+        order: Vec::new(),
+        url: Some(url),
+    };
+    let mut answer = asker(request).await;
+    answer.content = None;
+    let line = format!(
+        "elicitation (URL at {host}) answered: {}",
+        answer.action.as_str()
+    );
+    (answer, line)
 }

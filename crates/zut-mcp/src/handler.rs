@@ -1,6 +1,8 @@
 //! zut's side of the protocol: honest capabilities (roots: the project
-//! directory; elicitation in form mode only while a front end can answer,
-//! [`crate::elicit`]), progress routing, `list_changed` refreshes, server
+//! directory; elicitation in the modes a front end can show, only while
+//! one can answer, [`crate::elicit`]; no sampling: a server's
+//! `sampling/createMessage` gets a `Method not found` error at once),
+//! progress routing, `list_changed` refreshes, server
 //! log messages to the server's log file.
 //!
 //! Roots and logging are deprecated by SEP-2577 but still what deployed
@@ -14,6 +16,7 @@ use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
     ElicitationCapability, FormElicitationCapability, Implementation, ListRootsResult,
     LoggingMessageNotificationParam, ProgressNotificationParam, Root, RootsCapabilities,
+    UrlElicitationCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, ErrorData, RoleClient};
@@ -34,16 +37,23 @@ impl ClientHandler for Handler {
         let mut roots = RootsCapabilities::default();
         roots.list_changed = Some(false);
         caps.roots = Some(roots);
-        let declared = self.elicitation.declared();
-        if declared {
-            // Form mode only; answers are checked against the schema.
-            let mut form = FormElicitationCapability::default();
-            form.schema_validation = Some(true);
-            caps.elicitation = Some(ElicitationCapability::default().with_form(form));
+        let modes = self.elicitation.modes();
+        if modes.any() {
+            let mut cap = ElicitationCapability::default();
+            if modes.form {
+                // Answers are checked against the schema.
+                let mut form = FormElicitationCapability::default();
+                form.schema_validation = Some(true);
+                cap = cap.with_form(form);
+            }
+            if modes.url {
+                cap = cap.with_url(UrlElicitationCapability::default());
+            }
+            caps.elicitation = Some(cap);
         }
         if let Some(slot) = self.slot.upgrade() {
             slot.elicitation_declared
-                .store(declared, std::sync::atomic::Ordering::Release);
+                .store(modes.bits(), std::sync::atomic::Ordering::Release);
         }
         ClientConfig::new(caps, Implementation::new("zut", env!("CARGO_PKG_VERSION")))
     }
@@ -61,6 +71,26 @@ impl ClientHandler for Handler {
         Ok(ListRootsResult::new(vec![root]))
     }
 
+    /// Sampling is not offered (nor declared): a clear error at once.
+    async fn create_message(
+        &self,
+        _: rmcp::model::CreateMessageRequestParams,
+        _: RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::CreateMessageResult, ErrorData> {
+        if let Some(slot) = self.slot.upgrade() {
+            crate::fsutil::log_marker(
+                &self.home,
+                &slot.config.name,
+                "sampling/createMessage refused: zut offers no sampling",
+            );
+        }
+        Err(ErrorData::new(
+            rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+            "zut does not offer sampling (sampling/createMessage); the sampling capability was not declared",
+            None,
+        ))
+    }
+
     async fn create_elicitation(
         &self,
         request: ElicitRequestParams,
@@ -71,7 +101,7 @@ impl ClientHandler for Handler {
             .upgrade()
             .map(|s| s.config.name.clone())
             .unwrap_or_default();
-        let (answer, line) = match request {
+        let (message, schema, order, url) = match request {
             ElicitRequestParams::FormElicitationParams {
                 message,
                 requested_schema,
@@ -82,22 +112,30 @@ impl ClientHandler for Handler {
                     .clone()
                     .unwrap_or_else(|| requested_schema.properties.keys().cloned().collect());
                 let schema = serde_json::to_value(&requested_schema).unwrap_or_default();
+                (message, schema, order, None)
+            }
+            ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
+                (message, serde_json::Value::Null, Vec::new(), Some(url))
+            }
+            _ => {
                 crate::fsutil::log_marker(
                     &self.home,
                     &name,
-                    &format!("elicitation asked: {message}"),
+                    "elicitation declined: a mode zut does not know",
                 );
-                tokio::select! {
-                    r = self.elicitation.ask(&name, message, schema, order) => r,
-                    () = ctx.ct.cancelled() => (
-                        zut_types::ElicitationAnswer::cancel(),
-                        "elicitation withdrawn by the server".to_string(),
-                    ),
-                }
+                return Ok(ElicitResult::new(ElicitationAction::Decline));
             }
-            _ => (
-                zut_types::ElicitationAnswer::decline(),
-                "elicitation declined: URL mode is not supported".to_string(),
+        };
+        let asked = match &url {
+            Some(url) => format!("elicitation asked (URL {url}): {message}"),
+            None => format!("elicitation asked: {message}"),
+        };
+        crate::fsutil::log_marker(&self.home, &name, &asked);
+        let (answer, line) = tokio::select! {
+            r = self.elicitation.ask(&name, message, schema, order, url) => r,
+            () = ctx.ct.cancelled() => (
+                zut_types::ElicitationAnswer::cancel(),
+                "elicitation withdrawn by the server".to_string(),
             ),
         };
         crate::fsutil::log_marker(&self.home, &name, &line);

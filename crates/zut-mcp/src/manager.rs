@@ -652,23 +652,34 @@ impl McpManager {
         }
     }
 
-    /// Lets a front end answer the servers' elicitations (`None`: nobody
-    /// can). Servers connected with the other declaration reconnect, so
-    /// each is told the truth (`elicitation` in its capabilities exactly
-    /// while someone can answer).
+    /// Lets a front end answer the servers' elicitations in every mode
+    /// (form and URL; `None`: nobody can), see
+    /// [`McpManager::set_elicitation_asker_modes`].
     pub fn set_elicitation_asker(&self, asker: Option<crate::elicit::Asker>) {
+        self.set_elicitation_asker_modes(asker, zut_types::ElicitationModes::ALL);
+    }
+
+    /// Lets a front end answer the servers' elicitations in `modes`
+    /// (`None`: nobody can). Servers connected with another declaration
+    /// reconnect, so each is told the truth (`elicitation` in its
+    /// capabilities, with the modes, exactly while someone can answer).
+    pub fn set_elicitation_asker_modes(
+        &self,
+        asker: Option<crate::elicit::Asker>,
+        modes: zut_types::ElicitationModes,
+    ) {
         let elicitation = &self.inner.opts.elicitation;
-        elicitation.set(asker);
-        let now = elicitation.declared();
+        elicitation.set(asker, modes);
+        let now = elicitation.modes();
         for slot in self.slots() {
             let told = slot
                 .elicitation_declared
                 .load(std::sync::atomic::Ordering::Acquire);
-            if slot.status() == ServerStatus::Ready && told != now {
+            if slot.status() == ServerStatus::Ready && told != now.bits() {
                 crate::fsutil::log_marker(
                     &self.inner.opts.home,
                     &slot.config.name,
-                    if now {
+                    if now.any() {
                         "a front end can answer elicitations now: reconnecting to declare it"
                     } else {
                         "nobody can answer elicitations now: reconnecting without declaring it"

@@ -41,7 +41,7 @@ pub(crate) struct Slot {
     /// `unconfined` (`None`: remote, or not started yet).
     pub confined: Mutex<Option<&'static str>>,
     /// Elicitation was declared on the current connection.
-    pub elicitation_declared: std::sync::atomic::AtomicBool,
+    pub elicitation_declared: std::sync::atomic::AtomicU8,
 }
 
 impl Slot {
@@ -66,7 +66,7 @@ impl Slot {
             log,
             refresh_pending: std::sync::atomic::AtomicBool::new(false),
             confined: Mutex::new(None),
-            elicitation_declared: std::sync::atomic::AtomicBool::new(false),
+            elicitation_declared: std::sync::atomic::AtomicU8::new(0),
         })
     }
 

@@ -61,7 +61,7 @@ pub(crate) async fn run(slot: Arc<Slot>, env: Arc<Env>) {
                 let told = slot
                     .elicitation_declared
                     .load(std::sync::atomic::Ordering::Acquire);
-                if told != env.elicitation.declared() {
+                if told != env.elicitation.modes().bits() {
                     // A front end came or went during the handshake:
                     // connect again before anything is offered (calls
                     // wait while the server is starting).

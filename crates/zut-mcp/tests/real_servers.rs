@@ -14,39 +14,6 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 use zut_mcp::{McpContent, McpSettings};
 
-/// `node_modules` of the npm prefix `.ci/run` installs into.
-fn node_modules() -> Option<PathBuf> {
-    let base = std::env::var_os("ZUT_MCP_NODE_MODULES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| std::env::temp_dir().join("zut-ci-mcp/node_modules"));
-    let ok = base
-        .join("@modelcontextprotocol/server-everything/dist/index.js")
-        .is_file()
-        && base
-            .join("@modelcontextprotocol/server-filesystem/dist/index.js")
-            .is_file();
-    if !ok {
-        if std::env::var_os("CI").is_some() {
-            panic!(
-                "the npm MCP servers are required under CI (.ci/run installs them into {})",
-                base.display()
-            );
-        }
-        eprintln!(
-            "skipped: npm MCP servers not installed in {}",
-            base.display()
-        );
-        return None;
-    }
-    Some(base)
-}
-
-fn everything(nm: &std::path::Path) -> String {
-    nm.join("@modelcontextprotocol/server-everything/dist/index.js")
-        .display()
-        .to_string()
-}
-
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -252,20 +219,6 @@ async fn filesystem_server() {
     mgr.shutdown().await;
 }
 
-fn have_python_mcp() -> bool {
-    let ok = std::process::Command::new("python3")
-        .args(["-c", "import mcp.client.stdio, mcp.server"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        if std::env::var_os("CI").is_some() {
-            panic!("the Python `mcp` package is required under CI");
-        }
-        eprintln!("skipped: the Python `mcp` package is not installed");
-    }
-    ok
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fastmcp_python_server() {
     if !have_python_mcp() {
@@ -371,32 +324,6 @@ asyncio.run(main())
     assert!(v["read"].as_str().unwrap().contains("line two"), "{v}");
     assert_eq!(v["read_error"], false);
     assert_eq!(v["bad_error"], true);
-}
-
-/// An asker answering from a script, recording what it was asked.
-fn scripted_asker(
-    answers: Vec<zut_types::ElicitationAnswer>,
-) -> (
-    zut_mcp::Asker,
-    Arc<Mutex<Vec<zut_types::ElicitationRequest>>>,
-) {
-    let asked = Arc::new(Mutex::new(Vec::new()));
-    let log = asked.clone();
-    let answers = Arc::new(Mutex::new(std::collections::VecDeque::from(answers)));
-    let asker: zut_mcp::Asker = Arc::new(move |req| {
-        log.lock().unwrap().push(req);
-        let a = answers
-            .lock()
-            .unwrap()
-            .pop_front()
-            .unwrap_or_else(zut_types::ElicitationAnswer::cancel);
-        Box::pin(async move { a })
-    });
-    (asker, asked)
-}
-
-fn content(v: Value) -> serde_json::Map<String, Value> {
-    v.as_object().unwrap().clone()
 }
 
 /// The Python SDK server elicits in a tool: the form reaches the asker

@@ -76,6 +76,9 @@ pub enum Effect {
         /// The answer.
         answer: zut_types::ElicitationAnswer,
     },
+    /// Open a URL in the browser (an MCP URL-mode elicitation the user
+    /// accepted with **open in browser**; never without that).
+    OpenUrl(String),
     /// Answer a tool call waiting for approval.
     Approve {
         /// The controller's request id.

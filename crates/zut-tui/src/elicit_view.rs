@@ -2,6 +2,12 @@
 //! small form (text, numbers, yes/no, one or several choices). The fields
 //! come first, then **accept** and **decline**; Esc cancels.
 //!
+//! URL mode: the server asks the user to open a page. The dialog shows
+//! its message, the page's host on a line of its own and the whole URL,
+//! then **open in browser** (accept, and only then the browser is started:
+//! `$BROWSER`, else `xdg-open`/`open`), **accept without opening** (the
+//! user opens it elsewhere) and **decline**.
+//!
 //! Keys: Tab/↓ next row, Shift+Tab/↑ previous; typing edits a text or
 //! number field; Space toggles yes/no and steps through a choice (←/→
 //! too); digits 1–9 toggle the options of a multiple choice; Enter moves
@@ -55,13 +61,43 @@ pub struct Form {
     pub focus: usize,
     /// Why the last accept was refused.
     pub error: Option<String>,
+    /// URL mode: the page to open.
+    pub url: Option<String>,
+    /// URL mode: its host, shown on its own line.
+    pub host: Option<String>,
 }
+
+/// What a button does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Button {
+    /// Accept (URL mode: the user opens the page elsewhere).
+    Accept,
+    /// URL mode: accept and open the page in the browser.
+    Open,
+    /// Decline.
+    Decline,
+}
+
+const FORM_BUTTONS: &[(&str, Button)] = &[("accept", Button::Accept), ("decline", Button::Decline)];
+const URL_BUTTONS: &[(&str, Button)] = &[
+    ("open in browser", Button::Open),
+    ("accept without opening", Button::Accept),
+    ("decline", Button::Decline),
+];
 
 impl Form {
     /// A form for `req`; `None` when its schema cannot be shown (zut-mcp
     /// declines those before they get here).
     pub fn new(req: &ElicitationRequest) -> Option<Self> {
-        let fields = req.fields().ok()?;
+        let host = match &req.url {
+            Some(_) => Some(req.url_host()?),
+            None => None,
+        };
+        let fields = if req.url.is_some() {
+            Vec::new()
+        } else {
+            req.fields().ok()?
+        };
         let inputs = fields.iter().map(initial).collect();
         Some(Self {
             request_id: req.id,
@@ -72,11 +108,21 @@ impl Form {
             inputs,
             focus: 0,
             error: None,
+            url: req.url.clone(),
+            host,
         })
     }
 
+    fn buttons(&self) -> &'static [(&'static str, Button)] {
+        if self.url.is_some() {
+            URL_BUTTONS
+        } else {
+            FORM_BUTTONS
+        }
+    }
+
     fn rows(&self) -> usize {
-        self.fields.len() + 2
+        self.fields.len() + self.buttons().len()
     }
 
     /// The answer's content, or the field and why it does not fit.
@@ -169,6 +215,7 @@ pub(crate) fn on_event(app: &mut App, ev: &AgentEvent) {
             message,
             schema,
             order,
+            url,
         } => {
             let req = ElicitationRequest {
                 id: *request_id,
@@ -176,6 +223,7 @@ pub(crate) fn on_event(app: &mut App, ev: &AgentEvent) {
                 message: message.clone(),
                 schema: schema.clone(),
                 order: order.clone(),
+                url: url.clone(),
             };
             if let Some(form) = Form::new(&req) {
                 app.elicits.queue.push_back(form);
@@ -220,14 +268,25 @@ pub(crate) fn key(app: &mut App, key: &KeyEvent) -> Vec<Effect> {
         KeyCode::Char('c') if ctrl => return answered(app, ElicitationAnswer::cancel()),
         KeyCode::Tab | KeyCode::Down => form.focus = (form.focus + 1) % rows,
         KeyCode::BackTab | KeyCode::Up => form.focus = (form.focus + rows - 1) % rows,
-        KeyCode::Enter if form.focus == n => match form.content() {
-            Ok(content) => return answered(app, ElicitationAnswer::accept(content)),
-            Err((i, why)) => {
-                form.error = Some(format!("{}: {why}", form.fields[i].title));
-                form.focus = i;
+        KeyCode::Enter if form.focus >= n => {
+            let button = form.buttons().get(form.focus - n).map(|b| b.1);
+            match button {
+                Some(Button::Decline) => return answered(app, ElicitationAnswer::decline()),
+                Some(Button::Open) => {
+                    let url = form.url.clone().unwrap_or_default();
+                    let mut effects = answered(app, ElicitationAnswer::accept(Map::new()));
+                    effects.push(Effect::OpenUrl(url));
+                    return effects;
+                }
+                Some(Button::Accept) | None => match form.content() {
+                    Ok(content) => return answered(app, ElicitationAnswer::accept(content)),
+                    Err((i, why)) => {
+                        form.error = Some(format!("{}: {why}", form.fields[i].title));
+                        form.focus = i;
+                    }
+                },
             }
-        },
-        KeyCode::Enter if form.focus > n => return answered(app, ElicitationAnswer::decline()),
+        }
         KeyCode::Enter => form.focus += 1,
         code => {
             if let (Some(f), Some(input)) =
@@ -277,6 +336,36 @@ fn edit(f: &Field, input: &mut Input, code: KeyCode, ctrl: bool) {
     }
 }
 
+/// Starts the browser on `url` (`$BROWSER`, else `open` on macOS and
+/// `xdg-open` elsewhere) without waiting for it; only an `http`/`https`
+/// URL with a plain host is opened.
+pub(crate) fn open_in_browser(url: &str) -> Result<(), String> {
+    if zut_types::elicitation::url_host(url).is_none() {
+        return Err("not an http(s) URL".into());
+    }
+    let program = std::env::var("BROWSER")
+        .ok()
+        .filter(|b| !b.trim().is_empty())
+        .unwrap_or_else(|| {
+            if cfg!(target_os = "macos") {
+                "open".into()
+            } else {
+                "xdg-open".into()
+            }
+        });
+    std::process::Command::new(&program)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .map(|mut child| {
+            // Reaped on a thread of its own (no zombie, no wait here).
+            std::thread::spawn(move || child.wait());
+        })
+        .map_err(|e| format!("{program}: {e}"))
+}
+
 /// A paste while the dialog has focus goes into a text field.
 pub(crate) fn paste(app: &mut App, text: &str) {
     let Some(form) = app.elicits.queue.front_mut() else {
@@ -318,13 +407,15 @@ pub fn rows(e: &Elicits, width: usize, theme: &Theme) -> Vec<Line<'static>> {
     let border = theme.accent;
     let frame =
         |content: Line<'static>| wrap::boxed_row(content, inner, &margin, ("│", "│"), border);
-    let mut title = format!(" {} asks ", crate::sanitize::clean_line(&form.server));
+    let what = if form.url.is_some() {
+        "asks you to open a page"
+    } else {
+        "asks"
+    };
+    let server = crate::sanitize::clean_line(&form.server);
+    let mut title = format!(" {server} {what} ");
     if e.queue.len() > 1 {
-        title = format!(
-            " {} asks (1 of {}) ",
-            crate::sanitize::clean_line(&form.server),
-            e.queue.len()
-        );
+        title = format!(" {server} {what} (1 of {}) ", e.queue.len());
     }
     let title_w = wrap::width(&title).min(inner);
     let left = (inner - title_w) / 2;
@@ -345,6 +436,20 @@ pub fn rows(e: &Elicits, width: usize, theme: &Theme) -> Vec<Line<'static>> {
         }
     }
     out.push(frame(Line::default()));
+    if let (Some(url), Some(host)) = (&form.url, &form.host) {
+        out.push(frame(Line::from(vec![
+            Span::styled(" opens a page at ", theme.text),
+            Span::styled(crate::sanitize::clean_line(host), theme.accent),
+        ])));
+        let url: Vec<char> = crate::sanitize::clean_line(url).chars().collect();
+        for chunk in url.chunks(inner.saturating_sub(2).max(1)).take(6) {
+            out.push(frame(Line::from(Span::styled(
+                format!(" {}", chunk.iter().collect::<String>()),
+                theme.dim,
+            ))));
+        }
+        out.push(frame(Line::default()));
+    }
     for (i, (f, input)) in form.fields.iter().zip(&form.inputs).enumerate() {
         let on = i == form.focus;
         let style = if on { theme.selected } else { theme.text };
@@ -377,7 +482,7 @@ pub fn rows(e: &Elicits, width: usize, theme: &Theme) -> Vec<Line<'static>> {
         }
     }
     out.push(frame(Line::default()));
-    for (j, label) in ["accept", "decline"].iter().enumerate() {
+    for (j, (label, _)) in form.buttons().iter().enumerate() {
         let on = form.focus == form.fields.len() + j;
         out.push(frame(Line::from(vec![
             Span::styled(if on { "› " } else { "  " }, theme.accent),
@@ -393,10 +498,12 @@ pub fn rows(e: &Elicits, width: usize, theme: &Theme) -> Vec<Line<'static>> {
             theme.warn,
         ))));
     }
-    out.push(frame(Line::from(Span::styled(
-        " tab/↑↓ move · space/←→ choose · 1-9 toggle · enter next/press · esc cancel",
-        theme.dim,
-    ))));
+    let help = if form.url.is_some() {
+        " tab/↑↓ move · enter press · esc cancel"
+    } else {
+        " tab/↑↓ move · space/←→ choose · 1-9 toggle · enter next/press · esc cancel"
+    };
+    out.push(frame(Line::from(Span::styled(help, theme.dim))));
     out.push(Line::from(vec![
         Span::raw(margin),
         Span::styled(format!("╰{}╯", "─".repeat(inner)), border),
@@ -428,6 +535,7 @@ mod tests {
                 "pet".into(),
                 "fish".into(),
             ],
+            url: None,
         })
         .unwrap()
     }
@@ -461,5 +569,47 @@ mod tests {
             Value::Object(f.content().unwrap()),
             json!({"name": "Ada", "guests": 2, "veg": true, "pet": "dog", "fish": ["trout"]})
         );
+    }
+
+    #[test]
+    fn a_url_request_shows_its_host_and_opens_only_on_the_open_button() {
+        let req = ElicitationRequest {
+            id: 3,
+            server: "pay".into(),
+            message: "Confirm the payment".into(),
+            schema: json!({"type": "object", "properties": {}}),
+            order: Vec::new(),
+            url: Some("https://Pay.Example.com/confirm?id=9".into()),
+        };
+        let form = Form::new(&req).unwrap();
+        assert_eq!(form.host.as_deref(), Some("pay.example.com"));
+        assert_eq!(form.rows(), 3);
+        let text: Vec<String> = rows(
+            &Elicits {
+                queue: [form].into(),
+            },
+            80,
+            &Theme::new(crate::theme::ColorDepth::None),
+        )
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+        let all = text.join("\n");
+        assert!(all.contains("pay asks you to open a page"), "{all}");
+        assert!(all.contains("opens a page at pay.example.com"), "{all}");
+        assert!(
+            all.contains("https://Pay.Example.com/confirm?id=9"),
+            "{all}"
+        );
+        assert!(
+            all.contains("[ open in browser ]") && all.contains("[ decline ]"),
+            "{all}"
+        );
+        // A URL zut would not show plainly is no dialog at all.
+        let bad = ElicitationRequest {
+            url: Some("https://bank.com@evil.example/".into()),
+            ..req
+        };
+        assert!(Form::new(&bad).is_none());
     }
 }

@@ -176,6 +176,11 @@ pub async fn run(
                         app.push_note("error", format!("MCP form not sent: {e}"));
                     }
                 }
+                Effect::OpenUrl(url) => {
+                    if let Err(e) = crate::elicit_view::open_in_browser(&url) {
+                        app.push_note("error", format!("could not open a browser ({e}): {url}"));
+                    }
+                }
                 Effect::Approve {
                     request_id,
                     decision,

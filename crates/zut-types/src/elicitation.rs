@@ -45,6 +45,48 @@ impl ElicitationAction {
     }
 }
 
+/// The elicitation modes a front end can show: zut declares exactly these
+/// to the MCP servers (form: fields to fill; URL: a page for the user to
+/// open, shown with its host, opened only with the user's consent).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ElicitationModes {
+    /// Form mode.
+    pub form: bool,
+    /// URL mode.
+    pub url: bool,
+}
+
+impl ElicitationModes {
+    /// Nothing: no elicitation is declared, requests are declined.
+    pub const NONE: Self = Self {
+        form: false,
+        url: false,
+    };
+    /// Forms and URLs (the TUI, an RPC client that opted in).
+    pub const ALL: Self = Self {
+        form: true,
+        url: true,
+    };
+
+    /// Whether any mode is on.
+    pub fn any(self) -> bool {
+        self.form || self.url
+    }
+
+    /// As two bits (form 1, URL 2), for an atomic.
+    pub fn bits(self) -> u8 {
+        u8::from(self.form) | (u8::from(self.url) << 1)
+    }
+
+    /// From [`ElicitationModes::bits`].
+    pub fn from_bits(bits: u8) -> Self {
+        Self {
+            form: bits & 1 != 0,
+            url: bits & 2 != 0,
+        }
+    }
+}
+
 /// The user's answer to an elicitation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ElicitationAnswer {
@@ -94,9 +136,19 @@ pub struct ElicitationRequest {
     /// The property names in the order the server wrote them (a JSON
     /// object here may have lost it).
     pub order: Vec<String>,
+    /// URL mode: the page the server wants the user to open (the schema is
+    /// then an empty object and an accepted answer carries no content).
+    /// `None`: form mode.
+    pub url: Option<String>,
 }
 
 impl ElicitationRequest {
+    /// The host of a URL-mode request's URL (what a front end shows the
+    /// user before anything is opened), see [`url_host`].
+    pub fn url_host(&self) -> Option<String> {
+        self.url.as_deref().and_then(url_host)
+    }
+
     /// The form's fields in the server's order (see [`fields`]).
     pub fn fields(&self) -> Result<Vec<Field>, String> {
         let mut f = fields(&self.schema)?;
@@ -109,6 +161,33 @@ impl ElicitationRequest {
         f.sort_by_key(|f| pos(&f.name));
         Ok(f)
     }
+}
+
+/// The host (with a port that is not the scheme's default) of an
+/// `http`/`https` URL, lowercased; `None` for anything else (another scheme,
+/// credentials in the URL, no host), which front ends refuse to open.
+pub fn url_host(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    if !scheme.eq_ignore_ascii_case("https") && !scheme.eq_ignore_ascii_case("http") {
+        return None;
+    }
+    let authority = rest.split(['/', '?', '#']).next()?;
+    if authority.is_empty() || authority.contains('@') {
+        return None;
+    }
+    if authority
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control())
+    {
+        return None;
+    }
+    let lower = authority.to_ascii_lowercase();
+    let default = if scheme.eq_ignore_ascii_case("https") {
+        ":443"
+    } else {
+        ":80"
+    };
+    Some(lower.strip_suffix(default).unwrap_or(&lower).to_string())
 }
 
 /// What a field holds.
@@ -540,5 +619,25 @@ mod tests {
         assert_eq!(parse_typed(age, " 12 ").unwrap(), Some(json!(12)));
         assert_eq!(parse_typed(age, "").unwrap(), None);
         assert!(parse_typed(age, "x").is_err());
+    }
+
+    #[test]
+    fn url_hosts_are_shown_plainly_or_refused() {
+        assert_eq!(
+            url_host("https://Example.com/pay?x=1").as_deref(),
+            Some("example.com")
+        );
+        assert_eq!(
+            url_host("https://example.com:443/").as_deref(),
+            Some("example.com")
+        );
+        assert_eq!(
+            url_host("http://127.0.0.1:8080").as_deref(),
+            Some("127.0.0.1:8080")
+        );
+        assert_eq!(url_host("https://bank.com@evil.example/"), None);
+        assert_eq!(url_host("javascript:alert(1)"), None);
+        assert_eq!(url_host("file:///etc/passwd"), None);
+        assert_eq!(url_host("https:///path"), None);
     }
 }

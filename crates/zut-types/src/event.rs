@@ -130,7 +130,8 @@ pub enum AgentEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         detail: Option<String>,
     },
-    /// An MCP server asks the user for input (elicitation, form mode).
+    /// An MCP server asks the user for input (elicitation: a form, or with
+    /// `url` a page to open).
     /// Only emitted to a front end that turned elicitation on
     /// (`Controller::set_mcp_elicitation` in zut-agent: the TUI, an ACP
     /// client that can show forms, an RPC client that opted in); answer
@@ -149,6 +150,11 @@ pub enum AgentEvent {
         schema: Value,
         /// Property order.
         order: Vec<String>,
+        /// URL mode: the page the server wants the user to open (`schema`
+        /// is then an empty object; accept carries no content). Absent in
+        /// form mode.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        url: Option<String>,
     },
     /// An elicitation was closed before it was answered (the server
     /// stopped waiting: its call was cancelled or timed out, or the

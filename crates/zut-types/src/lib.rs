@@ -19,7 +19,7 @@ pub mod text;
 pub mod transcript;
 
 pub use approval::ApprovalDecision;
-pub use elicitation::{ElicitationAction, ElicitationAnswer, ElicitationRequest};
+pub use elicitation::{ElicitationAction, ElicitationAnswer, ElicitationModes, ElicitationRequest};
 pub use event::{AgentEvent, UsageCounts, UsageEvent};
 pub use message::{Message, Part, Role, StopReason};
 pub use plan::{PlanStatus, PlanStep};

@@ -2,15 +2,18 @@
 //! becomes [`AgentEvent::McpElicitation`] in the stream and waits for
 //! [`Controller::answer_elicitation`]; a request the server stops waiting
 //! for is closed with [`AgentEvent::McpElicitationClosed`]. Only a front
-//! end that can show a form turns this on ([`Controller::set_mcp_elicitation`]);
-//! otherwise zut declares no elicitation to the servers and declines.
+//! end that can show a form or a URL turns this on, for the modes it shows
+//! ([`Controller::set_mcp_elicitation_modes`]); otherwise zut declares no
+//! elicitation to the servers and declines.
 
 use std::sync::{Arc, Weak};
 
 use tokio::sync::oneshot;
 use zut_control::{ControllerEvent, EventQueue};
 use zut_types::elicitation::validate;
-use zut_types::{AgentEvent, ElicitationAction, ElicitationAnswer, ElicitationRequest};
+use zut_types::{
+    AgentEvent, ElicitationAction, ElicitationAnswer, ElicitationModes, ElicitationRequest,
+};
 
 use super::shared::Shared;
 use super::Controller;
@@ -43,16 +46,27 @@ impl Drop for Closer {
 }
 
 impl Controller {
-    /// Lets the MCP servers ask the user (`on`: this front end shows
-    /// [`AgentEvent::McpElicitation`] and answers with
-    /// [`Controller::answer_elicitation`]); `elicitation` is declared to
-    /// the servers exactly while it is on (running servers reconnect).
-    /// Without an MCP manager this does nothing.
+    /// Lets the MCP servers ask the user in every mode (forms and URLs),
+    /// or nobody (`false`): [`Controller::set_mcp_elicitation_modes`].
     pub fn set_mcp_elicitation(&self, on: bool) {
+        self.set_mcp_elicitation_modes(if on {
+            ElicitationModes::ALL
+        } else {
+            ElicitationModes::NONE
+        });
+    }
+
+    /// Lets the MCP servers ask the user in `modes` (this front end shows
+    /// [`AgentEvent::McpElicitation`], a form or with `url` a page to open,
+    /// and answers with [`Controller::answer_elicitation`]); `elicitation`
+    /// is declared to the servers, with these modes, exactly while one is
+    /// on (running servers reconnect). Without an MCP manager this does
+    /// nothing.
+    pub fn set_mcp_elicitation_modes(&self, modes: ElicitationModes) {
         let Some(mcp) = self.shared.mcp.as_ref() else {
             return;
         };
-        if !on {
+        if !modes.any() {
             mcp.set_elicitation_asker(None);
             let waiting = std::mem::take(&mut self.shared.lock().elicitations);
             for p in waiting.into_values() {
@@ -62,7 +76,7 @@ impl Controller {
         }
         let shared = Arc::downgrade(&self.shared);
         let events = self.events.clone();
-        mcp.set_elicitation_asker(Some(Arc::new(move |request: ElicitationRequest| {
+        let asker: zut_mcp::Asker = Arc::new(move |request: ElicitationRequest| {
             let (reply, rx) = oneshot::channel();
             let id = request.id;
             let ev = AgentEvent::McpElicitation {
@@ -71,14 +85,15 @@ impl Controller {
                 message: request.message.clone(),
                 schema: request.schema.clone(),
                 order: request.order.clone(),
+                url: request.url.clone(),
             };
-            match shared.upgrade() {
-                Some(s) => {
-                    s.lock().elicitations.insert(id, Pending { request, reply });
-                }
-                None => return Box::pin(async { ElicitationAnswer::cancel() }),
-            }
+            let Some(s) = shared.upgrade() else {
+                return Box::pin(async { ElicitationAnswer::cancel() });
+            };
+            s.lock().elicitations.insert(id, Pending { request, reply });
             events.push(ControllerEvent::Agent(ev));
+            s.elicitation_seq.send_modify(|n| *n += 1);
+            drop(s);
             let closer = Closer {
                 shared: shared.clone(),
                 events: events.clone(),
@@ -89,7 +104,8 @@ impl Controller {
                 drop(closer);
                 answer
             })
-        })));
+        });
+        mcp.set_elicitation_asker_modes(Some(asker), modes);
     }
 
     /// Answers elicitation `request_id`. An accepted answer is checked
@@ -105,7 +121,9 @@ impl Controller {
         let Some(p) = st.elicitations.get(&request_id) else {
             return Err(format!("no elicitation {request_id} is waiting"));
         };
-        if answer.action == ElicitationAction::Accept {
+        // A URL-mode accept carries nothing to check (zut-mcp drops any
+        // content).
+        if answer.action == ElicitationAction::Accept && p.request.url.is_none() {
             let content = answer.content.clone().unwrap_or_default();
             validate(&p.request.schema, &content)?;
         }

@@ -42,6 +42,14 @@ impl ConversationHandle for Controller {
         Controller::answer_elicitation(self, request_id, answer)
     }
 
+    fn pending_elicitations(&self) -> Vec<zut_types::ElicitationRequest> {
+        Controller::pending_elicitations(self)
+    }
+
+    fn elicitation_watch(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
+        Some(self.shared.elicitation_seq.subscribe())
+    }
+
     fn messages(&self) -> Arc<Vec<Message>> {
         Controller::messages(self)
     }

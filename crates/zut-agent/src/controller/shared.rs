@@ -117,6 +117,9 @@ pub(crate) struct Shared {
     pub(crate) subagents: crate::subagent::link::Link,
     /// The front end's model lister and session model restorer.
     pub(crate) hooks: super::front_hooks::FrontHooks,
+    /// Bumped each time an MCP elicitation starts waiting
+    /// (`ConversationHandle::elicitation_watch`).
+    pub(crate) elicitation_seq: tokio::sync::watch::Sender<u64>,
 }
 
 impl Shared {
@@ -154,6 +157,7 @@ impl Shared {
             resolver: std::sync::OnceLock::new(),
             subagents: agent.subagent_link.clone(),
             hooks: Default::default(),
+            elicitation_seq: tokio::sync::watch::Sender::new(0),
         }
     }
 

@@ -38,6 +38,18 @@ impl Tmux {
     /// Starts `zut <args>` against `server` in a `w`x`h` terminal. The
     /// wrapper prints `EXIT:<status>` when zut ends and its pid first.
     pub fn start(env: &TestEnv, server: &LlmServer, args: &[&str], w: u16, h: u16) -> Self {
+        Self::start_with(env, server, args, &[], w, h)
+    }
+
+    /// [`Tmux::start`] with extra environment variables for zut.
+    pub fn start_with(
+        env: &TestEnv,
+        server: &LlmServer,
+        args: &[&str],
+        vars: &[(&str, &str)],
+        w: u16,
+        h: u16,
+    ) -> Self {
         let n = SESSIONS.fetch_add(1, Ordering::SeqCst);
         let socket = format!("zut-tui-{}-{n}", std::process::id());
         let dir = env.home.join(format!("tmux-{n}"));
@@ -45,10 +57,13 @@ impl Tmux {
         // This crate's own binary, built by cargo for its tests.
         let bin = PathBuf::from(env!("CARGO_BIN_EXE_zut"));
         let mut cmd = format!(
-            "cd {} && exec sh -c 'echo $$ > \"$0\"; exec \"$@\"' {} env ZUT_HOME={} TERM=xterm-256color {} --provider anthropic --base-url {} --api-key sk-test --model test-model",
+            "cd {} && exec sh -c 'echo $$ > \"$0\"; exec \"$@\"' {} env ZUT_HOME={} TERM=xterm-256color{} {} --provider anthropic --base-url {} --api-key sk-test --model test-model",
             sh(&env.project),
             sh(&dir.join("pid")),
             sh(&env.home),
+            vars.iter()
+                .map(|(k, v)| format!(" {k}={}", sh(Path::new(v))))
+                .collect::<String>(),
             sh(&bin),
             server.url()
         );

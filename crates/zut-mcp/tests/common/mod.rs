@@ -2,7 +2,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -107,4 +107,77 @@ pub fn have(cmd: &str, what: &str) -> bool {
 
 pub fn file_contains(path: &Path, needle: &str) -> bool {
     std::fs::read_to_string(path).is_ok_and(|t| t.contains(needle))
+}
+
+/// `node_modules` of the npm prefix `.ci/run` installs into.
+pub fn node_modules() -> Option<PathBuf> {
+    let base = std::env::var_os("ZUT_MCP_NODE_MODULES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| std::env::temp_dir().join("zut-ci-mcp/node_modules"));
+    let ok = base
+        .join("@modelcontextprotocol/server-everything/dist/index.js")
+        .is_file()
+        && base
+            .join("@modelcontextprotocol/server-filesystem/dist/index.js")
+            .is_file();
+    if !ok {
+        if std::env::var_os("CI").is_some() {
+            panic!(
+                "the npm MCP servers are required under CI (.ci/run installs them into {})",
+                base.display()
+            );
+        }
+        eprintln!(
+            "skipped: npm MCP servers not installed in {}",
+            base.display()
+        );
+        return None;
+    }
+    Some(base)
+}
+
+pub fn everything(nm: &std::path::Path) -> String {
+    nm.join("@modelcontextprotocol/server-everything/dist/index.js")
+        .display()
+        .to_string()
+}
+
+pub fn have_python_mcp() -> bool {
+    let ok = std::process::Command::new("python3")
+        .args(["-c", "import mcp.client.stdio, mcp.server"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        if std::env::var_os("CI").is_some() {
+            panic!("the Python `mcp` package is required under CI");
+        }
+        eprintln!("skipped: the Python `mcp` package is not installed");
+    }
+    ok
+}
+
+/// An asker answering from a script, recording what it was asked.
+pub fn scripted_asker(
+    answers: Vec<zut_types::ElicitationAnswer>,
+) -> (
+    zut_mcp::Asker,
+    Arc<Mutex<Vec<zut_types::ElicitationRequest>>>,
+) {
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let log = asked.clone();
+    let answers = Arc::new(Mutex::new(std::collections::VecDeque::from(answers)));
+    let asker: zut_mcp::Asker = Arc::new(move |req| {
+        log.lock().unwrap().push(req);
+        let a = answers
+            .lock()
+            .unwrap()
+            .pop_front()
+            .unwrap_or_else(zut_types::ElicitationAnswer::cancel);
+        Box::pin(async move { a })
+    });
+    (asker, asked)
+}
+
+pub fn content(v: Value) -> serde_json::Map<String, Value> {
+    v.as_object().unwrap().clone()
 }
