@@ -447,3 +447,189 @@ async fn acp_sends_usage_updates_with_the_running_session_cost() {
         assert_eq!(u["_meta"]["zut"]["cost_known"], true);
     }
 }
+
+/// `zut -p --json` with `args` (no session, no extensions, no cloud
+/// variables of the developer's shell).
+async fn json_turn(env: &TestEnv, args: &[&str]) -> Run {
+    let mut cmd = zut_cmd(env, &["--no-ext", "--no-session", "--json"]);
+    for name in [
+        "GEMINI_API_KEY",
+        "GOOGLE_API_KEY",
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_PROFILE",
+        "AWS_BEARER_TOKEN_BEDROCK",
+        "OPENROUTER_API_KEY",
+        "ZUT_PROVIDER",
+        "ZUT_MODEL",
+    ] {
+        cmd.env_remove(name);
+    }
+    cmd.env("HOME", &env.home)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    output_blocking(cmd).await
+}
+
+/// Cost figures for the same scripted usage on each wire: every wire's
+/// usage decodes to the same counts and is priced from models.json
+/// (`priceInput`...), on a preset (Messages, Gemini, Bedrock) and on custom
+/// providers (Chat Completions, Responses).
+#[tokio::test]
+async fn the_same_scripted_usage_costs_the_same_on_every_wire() {
+    let usage = Usage {
+        input: 1000,
+        output: 500,
+        cache_read: 2000,
+        cache_write: 0,
+        reasoning: None,
+    };
+    let expected = (1000.0 * 3.0 + 500.0 * 15.0 + 2000.0 * 0.3) / 1e6;
+    let priced = json!([{"id": "m", "priceInput": 3, "priceOutput": 15,
+        "priceCacheRead": 0.3, "priceCacheWrite": 3.75}]);
+    for (format, provider) in [
+        (Format::Anthropic, "anthropic"),
+        (Format::Openai, "chat"),
+        (Format::Responses, "resp"),
+        (Format::Gemini, "google"),
+        (Format::Bedrock, "amazon-bedrock"),
+    ] {
+        let env = TestEnv::new();
+        let server = LlmServer::start().await.unwrap();
+        server.push(Script::new(Body::Reply {
+            format,
+            blocks: vec![Block::text("ok")],
+            stop: None,
+            usage,
+            interleave: false,
+        }));
+        let url = server.url();
+        let v1 = server.openai_base_url();
+        write_models(
+            &env,
+            &json!({"providers": {
+                "anthropic": {"models": priced},
+                "google": {"models": priced},
+                "amazon-bedrock": {"models": priced},
+                "chat": {"api": "openai-completions", "baseUrl": v1, "models": priced},
+                "resp": {"api": "openai-responses", "baseUrl": v1, "apiKey": "k", "models": priced},
+            }}),
+        );
+        let mut args = vec!["--provider", provider, "--model", "m"];
+        if !matches!(provider, "chat" | "resp") {
+            args.extend(["--base-url", url.as_str(), "--api-key", "k"]);
+        }
+        args.push("hi");
+        let r = json_turn(&env, &args).await;
+        assert_eq!(r.code, 0, "{format:?}: {r:?}");
+        let events = usage_events(&r.stdout);
+        assert_eq!(events.len(), 1, "{format:?}: {}", r.stdout);
+        let u = &events[0];
+        assert_eq!(
+            (&u["input"], &u["output"], &u["cache_read"]),
+            (&json!(1000), &json!(500), &json!(2000)),
+            "{format:?}: {u}"
+        );
+        assert!(close(&u["cost_usd"], expected), "{format:?}: {u}");
+        assert_eq!(u["cost_known"], true, "{format:?}: {u}");
+    }
+}
+
+/// A model list that carries prices (OpenRouter's `pricing`, dollars per
+/// token) prices the models it lists once a login's key check or
+/// discovery cached it; models.json still wins; a listed model without a
+/// price costs 0 with `cost_known: false`.
+#[tokio::test]
+async fn discovered_prices_are_used_and_models_json_wins() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    write_models(
+        &env,
+        &json!({"providers": {"openrouter": {"baseUrl": server.openai_base_url(),
+            "models": [{"id": "own/priced", "priceInput": 1, "priceOutput": 2}]}}}),
+    );
+    server.push(Script::json(
+        200,
+        json!({"data": [
+            {"id": "live/priced", "pricing": {"prompt": "0.000003", "completion": "0.000015",
+                "input_cache_read": "0.0000003", "input_cache_write": "0.00000375"}},
+            {"id": "own/priced", "pricing": {"prompt": "0.00005", "completion": "0.00005"}},
+            {"id": "live/unpriced"},
+            {"id": "live/varies", "pricing": {"prompt": "-1", "completion": "-1"}}
+        ]})
+        .to_string(),
+    ));
+    // `zut auth login` checks the key with the list and caches it.
+    let mut login = zut_cmd(&env, &["auth", "login", "openrouter"]);
+    login
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = login.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"sk-or-test\n")
+        .unwrap();
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let cache: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.home.join("models-cache.json")).unwrap())
+            .unwrap();
+    let models = &cache["providers"]["openrouter"]["models"];
+    assert_eq!(models[0]["prices"]["input"], json!(3.0), "{cache}");
+    assert!(models[2].get("prices").is_none(), "{cache}");
+
+    let reply = || {
+        Script::new(Body::Reply {
+            format: Format::Openai,
+            blocks: vec![Block::text("ok")],
+            stop: None,
+            usage: Usage {
+                input: 1000,
+                output: 500,
+                cache_read: 2000,
+                cache_write: 0,
+                reasoning: None,
+            },
+            interleave: false,
+        })
+        .when("\"messages\"")
+    };
+    for (model, cost, known) in [
+        (
+            "live/priced",
+            (1000.0 * 3.0 + 500.0 * 15.0 + 2000.0 * 0.3) / 1e6,
+            true,
+        ),
+        ("own/priced", (1000.0 * 1.0 + 500.0 * 2.0) / 1e6, true),
+        ("live/unpriced", 0.0, false),
+        ("live/varies", 0.0, false),
+    ] {
+        server.push(reply());
+        let r = json_turn(&env, &["--provider", "openrouter", "--model", model, "hi"]).await;
+        assert_eq!(r.code, 0, "{model}: {r:?}");
+        let u = &usage_events(&r.stdout)[0];
+        assert!(close(&u["cost_usd"], cost), "{model}: {u}");
+        assert_eq!(u["cost_known"], known, "{model}: {u}");
+    }
+    // `--list-models` shows the discovered price.
+    let r = output_blocking({
+        let mut c = zut_cmd(&env, &["--list-models"]);
+        c.stdout(Stdio::piped()).stderr(Stdio::piped());
+        c
+    })
+    .await;
+    let line = r
+        .stdout
+        .lines()
+        .find(|l| l.contains("live/priced"))
+        .unwrap_or_default()
+        .to_string();
+    assert!(line.contains("3/15"), "{}", r.stdout);
+}

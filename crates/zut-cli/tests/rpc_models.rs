@@ -326,3 +326,55 @@ async fn an_open_process_refreshes_a_list_that_is_due() {
     assert!(cache().unwrap().get("failures").is_none());
     rpc.finish();
 }
+
+/// A provider logged into while a `zut rpc` runs (here `zut auth login`
+/// from another process; the TUI's `/login` takes the same path) is
+/// usable without a restart: the key check's model list is cached by the
+/// login, and the open process's next `get_models` lists those models.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_provider_logged_into_while_running_lists_its_models() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    std::fs::write(
+        env.home.join("models.json"),
+        json!({"providers": {"openrouter": {"baseUrl": server.openai_base_url()}}}).to_string(),
+    )
+    .unwrap();
+    let mut rpc = Rpc::start(&env, &server, &[], &[("ZUT_NO_DISCOVERY", "1")]);
+    if std::env::var_os("OPENROUTER_API_KEY").is_none() {
+        assert!(listed(&mut rpc, "before", "openrouter").is_empty());
+    }
+    server.push(
+        Script::json(
+            200,
+            json!({"data": [{"id": "found/after-login", "context_length": 64000}]}).to_string(),
+        )
+        .unless("messages"),
+    );
+    let mut login = zut_cmd(&env, &["auth", "login", "openrouter"]);
+    login
+        .env_remove("OPENROUTER_API_KEY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = login.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"sk-or-live\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let ids = listed(&mut rpc, "after", "openrouter");
+    assert!(ids.contains(&"found/after-login".to_string()), "{ids:?}");
+    // Catalog models of the provider are offered too.
+    assert!(ids.len() > 1, "{ids:?}");
+    let gets = server
+        .requests()
+        .iter()
+        .filter(|r| r.method == "GET")
+        .count();
+    assert_eq!(gets, 1, "only the login's key check asked the list");
+    rpc.finish();
+}

@@ -175,7 +175,7 @@ async fn login_dialog_checks_the_key_and_saves_it_only_when_accepted() {
     // An accepted key: saved (0600), never shown.
     server.push(Script::json(
         200,
-        r#"{"data":[{"id":"a/b"},{"id":"c/d"},{"id":"e/f"}]}"#,
+        r#"{"data":[{"id":"a/b"},{"id":"found/by-login","pricing":{"prompt":"0.000002","completion":"0.00001"}},{"id":"e/f"}]}"#,
     ));
     t.typ("/login openrouter");
     t.keys(&["Enter"]);
@@ -192,10 +192,26 @@ async fn login_dialog_checks_the_key_and_saves_it_only_when_accepted() {
     );
     assert_eq!(mode(&env.home.join("auth.json")), 0o600);
     assert!(!t.all().contains("GOODKEY"));
-    // Its models are offered now.
+    // Its models are offered now, the ones its list answered with
+    // included (cached by the key check, priced from the list): no
+    // restart needed.
     t.typ("/model");
     t.keys(&["Enter"]);
     t.wait_for("openrouter/", 10);
+    let s = wait_screen(&t, "discovered model", |s| {
+        s.contains("openrouter/found/by-login")
+    });
+    assert!(s.contains("$2/$10"), "{s}");
+    let cache: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.home.join("models-cache.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        cache["providers"]["openrouter"]["models"]
+            .as_array()
+            .map(Vec::len),
+        Some(3),
+        "{cache}"
+    );
     t.keys(&["Escape"]);
     wait_screen(&t, "picker closed", |s| !s.contains("openrouter/"));
     // Esc then `/` at once would read as Alt+/.

@@ -172,6 +172,7 @@ pub fn resolve(
     if let Ok(p) = &mut out.provider {
         p.reasoning = reasoning.value;
         p.temperature = temperature.value;
+        add_discovered_prices(p, zut_home);
     }
     let mut warnings = Vec::new();
     let insecure = crate::insecure::resolve(
@@ -600,6 +601,22 @@ fn preset_provider(
     }
     part.provider = Ok(cfg);
     part
+}
+
+/// Adds the discovery cache's prices (a live model list that carries them,
+/// as OpenRouter's does) for the provider's models that neither models.json
+/// nor the catalog prices: models.json first, then the catalog, then the
+/// discovered list. The cache is read only when the model in use has no
+/// price otherwise, so a priced run's start-up never reads it.
+fn add_discovered_prices(p: &mut zut_providers::ProviderConfig, zut_home: &Path) {
+    if zut_home.as_os_str().is_empty() || p.prices_for(&p.model).is_some() {
+        return;
+    }
+    for (id, price) in zut_providers::model_list::cached_prices(zut_home, &p.provider) {
+        if p.prices_for(&id).is_none() {
+            p.prices.push((id, price));
+        }
+    }
 }
 
 /// The models.json prices of a provider's models (`priceInput`...).

@@ -25,14 +25,14 @@ use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use zut_providers::ProviderConfig;
 
 /// The cache file under `$ZUT_HOME`.
-pub const CACHE_FILE: &str = "models-cache.json";
+pub const CACHE_FILE: &str = zut_providers::model_list::CACHE_FILE;
 /// How long a provider's list stays fresh.
 pub const TTL: Duration = Duration::from_secs(24 * 3600);
 /// Longest a model list request may take.
@@ -106,6 +106,10 @@ pub struct CachedModel {
     /// Output limit, when the list says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_output: Option<u64>,
+    /// Prices per million tokens, when the list says (OpenRouter's
+    /// `pricing`; read back by `zut_providers::model_list::cached_prices`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prices: Option<zut_providers::Prices>,
 }
 
 fn now_secs() -> u64 {
@@ -273,18 +277,59 @@ pub fn spawn(home: PathBuf, settings: zut_config::Settings) {
 /// the list is asked for. Nothing happens before the start-up discovery
 /// chose its targets, or while a discovery runs.
 pub fn refresh(cache: &Cache) {
-    let Some((home, targets)) = TARGETS.get() else {
-        return;
-    };
+    let mut targets: Vec<(PathBuf, ProviderConfig)> = TARGETS
+        .get()
+        .map(|(h, t)| t.iter().map(|c| (h.clone(), c.clone())).collect())
+        .unwrap_or_default();
+    targets.extend(lock_logged_in().iter().cloned());
     let now = now_secs();
-    let due = targets.iter().any(|c| {
+    let due = targets.iter().any(|(_, c)| {
         !cache.is_fresh(&c.provider, &c.base_url, now)
             && !cache.backing_off(&c.provider, &c.base_url, now)
     });
+    let Some(home) = targets.first().map(|(h, _)| h.clone()) else {
+        return;
+    };
     if due {
-        let (home, targets) = (home.clone(), targets.clone());
-        start(move || run(&home, targets));
+        start(move || run(&home, targets.into_iter().map(|(_, c)| c).collect()));
     }
+}
+
+/// Providers logged into while this process ran (kept fresh by
+/// [`refresh`] like the start-up targets).
+static LOGGED_IN: Mutex<Vec<(PathBuf, ProviderConfig)>> = Mutex::new(Vec::new());
+
+fn lock_logged_in() -> std::sync::MutexGuard<'static, Vec<(PathBuf, ProviderConfig)>> {
+    LOGGED_IN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A key for `config`'s provider was just saved after its model list
+/// answered with `list` (`/login`, `zut auth login`): the list is cached
+/// at once, so the provider's models are in `/model`, RPC `get_models` and
+/// `--list-models` without a restart (an open process re-reads the cache
+/// each time), and the provider is refreshed like the start-up targets
+/// from then on. Only presets and models.json providers with `"discover":
+/// true` are cached, as at start-up.
+pub fn after_login(
+    home: &Path,
+    config: &ProviderConfig,
+    list: Vec<zut_providers::model_list::ListedModel>,
+) {
+    let preset = zut_providers::preset(&config.provider).is_some();
+    let opted_in = || {
+        zut_config::ModelsFile::load(&zut_config::ModelsFile::path_in(home))
+            .ok()
+            .flatten()
+            .and_then(|m| m.provider(&config.provider).map(|e| e.discover))
+            .unwrap_or(false)
+    };
+    if !preset && !opted_in() {
+        return;
+    }
+    store(home, config, list);
+    let mut logged_in = lock_logged_in();
+    logged_in.retain(|(_, c)| c.provider != config.provider);
+    logged_in.push((home.to_path_buf(), config.clone()));
 }
 
 /// Fetches every target whose cache entry is stale and saves the cache.
@@ -312,33 +357,7 @@ pub fn run(home: &Path, targets: Vec<ProviderConfig>) {
             FETCH_TIMEOUT,
         ));
         match result {
-            Ok(list) => {
-                let models: Vec<CachedModel> = list
-                    .into_iter()
-                    .take(MAX_MODELS)
-                    .map(|m| CachedModel {
-                        id: m.id,
-                        context_window: m.context_window,
-                        max_output: m.max_output,
-                    })
-                    .collect();
-                let entry = Entry {
-                    fetched_at: now_secs(),
-                    base_url: config.base_url.clone(),
-                    models,
-                };
-                let provider = config.provider.clone();
-                let saved = update(home, |cache| {
-                    cache.failures.remove(&provider);
-                    cache.providers.insert(provider.clone(), entry);
-                });
-                if let Err(e) = saved {
-                    log(
-                        home,
-                        &format!("{}: cannot write the cache: {e}", config.provider),
-                    );
-                }
-            }
+            Ok(list) => store(home, &config, list),
             // Errors of the model list never hold the key (redacted there).
             Err(e) => {
                 let error = e.to_string();
@@ -361,6 +380,43 @@ pub fn run(home: &Path, targets: Vec<ProviderConfig>) {
                 log(home, &format!("{}: {error}{note}", config.provider));
             }
         }
+    }
+}
+
+/// Saves `config`'s model list (just fetched) in the cache; a failure to
+/// write is logged. Also used after a login, whose key check fetched the
+/// list already: the provider's models are offered at once, without a
+/// restart (docs/config.md).
+pub fn store(
+    home: &Path,
+    config: &ProviderConfig,
+    list: Vec<zut_providers::model_list::ListedModel>,
+) {
+    let models: Vec<CachedModel> = list
+        .into_iter()
+        .take(MAX_MODELS)
+        .map(|m| CachedModel {
+            id: m.id,
+            context_window: m.context_window,
+            max_output: m.max_output,
+            prices: m.prices,
+        })
+        .collect();
+    let entry = Entry {
+        fetched_at: now_secs(),
+        base_url: config.base_url.clone(),
+        models,
+    };
+    let provider = config.provider.clone();
+    let saved = update(home, |cache| {
+        cache.failures.remove(&provider);
+        cache.providers.insert(provider.clone(), entry);
+    });
+    if let Err(e) = saved {
+        log(
+            home,
+            &format!("{}: cannot write the cache: {e}", config.provider),
+        );
     }
 }
 

@@ -125,11 +125,13 @@ pub async fn login(
         return Err("empty key: nothing saved".into());
     }
     let mut verified = String::from("not checked (--no-probe)");
+    let mut listed = None;
     if probe {
         let config = probe_config(home, &id, key, base_url)?;
         match zut_providers::model_list::list_models(&config, PROBE_TIMEOUT).await {
             Ok(models) => {
-                verified = format!("checked: the model list answered with {} models", models.len())
+                verified = format!("checked: the model list answered with {} models", models.len());
+                listed = Some((config, models));
             }
             Err(ProviderError::Http { status: 401 | 403, message, .. }) => {
                 return Err(format!(
@@ -147,6 +149,9 @@ pub async fn login(
         }
     }
     let path = credentials::save_key(home, &id, key).map_err(|e| e.to_string())?;
+    if let Some((config, models)) = listed {
+        crate::discovery::after_login(home, &config, models);
+    }
     let mut message = format!("saved the key for {id} to {} ({verified})", path.display());
     if let Some(var) = env_key_var(&id) {
         if std::env::var(&var).is_ok_and(|v| !v.trim().is_empty()) {

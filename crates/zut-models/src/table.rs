@@ -95,6 +95,7 @@ pub fn all(models: Option<&ModelsFile>, cache: Option<&crate::discovery::Cache>)
                 if let Some(o) = m.max_output.filter(|o| *o > 0) {
                     r.output = o;
                 }
+                r.price = r.price.or(m.prices);
                 r
             })
             .collect();

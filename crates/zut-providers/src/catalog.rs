@@ -16,7 +16,7 @@ use crate::types::Usage;
 pub const CATALOG_JSON: &str = include_str!("../catalog.json");
 
 /// List prices in US dollars per million tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Prices {
     /// Input (prompt) tokens not read from or written to the cache.

@@ -7,12 +7,20 @@
 //! * Gemini: `GET {base}/v1beta/models?pageSize=1000` (`x-goog-api-key`).
 //!
 //! Vertex AI and Bedrock have no such endpoint for a key: asking is an error.
+//!
+//! Prices are read from OpenRouter's `pricing` object (`prompt`,
+//! `completion`, `input_cache_read`, `input_cache_write`: US dollars per
+//! token, as strings) and turned into dollars per million tokens. Other
+//! lists' price fields are not read: their units differ from one service
+//! to the next (per token, per million, per hour) and nothing in the
+//! answer says which.
 
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
 use serde_json::Value;
 
+use crate::catalog::Prices;
 use crate::config::ProviderConfig;
 use crate::error::{error_body_message, redact, ProviderError};
 use crate::presets::{Auth, Wire};
@@ -21,7 +29,7 @@ use crate::presets::{Auth, Wire};
 const MAX_BODY: usize = 32 << 20;
 
 /// One model of a provider's list.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ListedModel {
     /// The id requests use.
     pub id: String,
@@ -30,6 +38,10 @@ pub struct ListedModel {
     pub context_window: Option<u64>,
     /// Output limit in tokens, when the list says.
     pub max_output: Option<u64>,
+    /// Prices per million tokens, when the list carries them (OpenRouter's
+    /// `pricing`); `None` when absent, negative (OpenRouter's `-1` for a
+    /// router whose price varies) or not a number.
+    pub prices: Option<Prices>,
 }
 
 /// The URL of `config`'s model list, or why there is none.
@@ -162,9 +174,74 @@ pub fn parse_models(text: &str) -> Result<Vec<ListedModel>, String> {
                     .and_then(|t| t.get("max_completion_tokens"))
                     .and_then(Value::as_u64)
             }),
+            prices: item.get("pricing").and_then(openrouter_prices),
         });
     }
     Ok(out)
+}
+
+/// The discovery cache under `$ZUT_HOME` (written by the CLI's background
+/// discovery and by a login's key check).
+pub const CACHE_FILE: &str = "models-cache.json";
+
+/// The prices the discovery cache holds for `provider`'s models (read
+/// from `home`'s [`CACHE_FILE`]; empty when it is missing, unreadable or
+/// lists none). Only the fields needed are decoded.
+pub fn cached_prices(home: &std::path::Path, provider: &str) -> Vec<(String, Prices)> {
+    #[derive(serde::Deserialize)]
+    struct Cache {
+        #[serde(default)]
+        providers: std::collections::BTreeMap<String, Entry>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Entry {
+        #[serde(default)]
+        models: Vec<Model>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Model {
+        id: String,
+        #[serde(default)]
+        prices: Option<Prices>,
+    }
+    let Ok(text) = std::fs::read_to_string(home.join(CACHE_FILE)) else {
+        return Vec::new();
+    };
+    let Ok(mut cache) = serde_json::from_str::<Cache>(&text) else {
+        return Vec::new();
+    };
+    cache
+        .providers
+        .remove(provider)
+        .map(|e| e.models)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|m| Some((m.id, m.prices.filter(Prices::is_valid)?)))
+        .collect()
+}
+
+/// OpenRouter's `pricing` (dollars per token, strings or numbers) in
+/// dollars per million tokens; `None` unless the input and output prices
+/// are both there and every price given is a non-negative number.
+fn openrouter_prices(pricing: &Value) -> Option<Prices> {
+    let per_token = |key: &str| -> Option<Option<f64>> {
+        match pricing.get(key) {
+            None | Some(Value::Null) => Some(None),
+            Some(Value::String(s)) => s.trim().parse::<f64>().ok().map(Some),
+            Some(Value::Number(n)) => n.as_f64().map(Some),
+            Some(_) => None,
+        }
+    };
+    // Per token → per million, rounded to 1e-9 $/M so that "0.000003"
+    // gives 3 and not 2.9999999999999996.
+    let million = |v: f64| (v * 1e6 * 1e9).round() / 1e9;
+    let prices = Prices {
+        input: million(per_token("prompt")??),
+        output: million(per_token("completion")??),
+        cache_read: million(per_token("input_cache_read")?.unwrap_or(0.0)),
+        cache_write: million(per_token("input_cache_write")?.unwrap_or(0.0)),
+    };
+    prices.is_valid().then_some(prices)
 }
 
 #[cfg(test)]
@@ -188,5 +265,37 @@ mod tests {
         let e = parse_models("<!doctype html><html>login</html>").unwrap_err();
         assert!(e.contains("not JSON"), "{e}");
         assert!(parse_models(r#"{"error":"x"}"#).is_err());
+        assert_eq!(openai[0].prices, None);
+    }
+
+    #[test]
+    fn openrouter_pricing_becomes_dollars_per_million() {
+        let list = parse_models(
+            r#"{"data":[
+              {"id":"a/b","pricing":{"prompt":"0.000003","completion":"0.000015",
+                "input_cache_read":"0.0000003","input_cache_write":"0.00000375","request":"0"}},
+              {"id":"free","pricing":{"prompt":"0","completion":"0"}},
+              {"id":"openrouter/auto","pricing":{"prompt":"-1","completion":"-1"}},
+              {"id":"bad","pricing":{"prompt":"cheap","completion":"0.1"}},
+              {"id":"half","pricing":{"prompt":"0.000001"}},
+              {"id":"num","pricing":{"prompt":0.000002,"completion":0.000004,"input_cache_read":null}}
+            ]}"#,
+        )
+        .unwrap();
+        let p = |id: &str| list.iter().find(|m| m.id == id).unwrap().prices;
+        assert_eq!(
+            p("a/b"),
+            Some(Prices {
+                input: 3.0,
+                output: 15.0,
+                cache_read: 0.3,
+                cache_write: 3.75
+            })
+        );
+        assert_eq!(p("free"), Some(Prices::default()));
+        assert_eq!(p("openrouter/auto"), None, "negative: unknown");
+        assert_eq!(p("bad"), None, "not a number: unknown");
+        assert_eq!(p("half"), None, "no output price: unknown");
+        assert_eq!(p("num").map(|p| (p.input, p.output)), Some((2.0, 4.0)));
     }
 }
