@@ -121,15 +121,7 @@ fn block(part: &Part, role: Role) -> Option<Value> {
         }
         Part::Image { mime_type, data } => Some(image(mime_type, data)),
         Part::Thinking { text, signature } => {
-            // Only the assistant's own signed thinking can be sent back.
-            if role != Role::Assistant {
-                return None;
-            }
-            let signature = signature.as_deref()?;
-            // A Responses reasoning item (another wire's) cannot be replayed here.
-            if signature.starts_with(crate::responses::REASONING_PREFIX) {
-                return None;
-            }
+            let signature = replayable(role, signature.as_deref())?;
             if let Some(data) = signature.strip_prefix(REDACTED_THINKING_PREFIX) {
                 return Some(json!({"type": "redacted_thinking", "data": data}));
             }
@@ -170,6 +162,15 @@ fn block(part: &Part, role: Role) -> Option<Value> {
             Some(out)
         }
     }
+}
+
+/// The signature of thinking that can be sent back: only the assistant's own
+/// signed thinking, and not a Responses reasoning item (another wire's).
+pub(super) fn replayable(role: Role, signature: Option<&str>) -> Option<&str> {
+    if role != Role::Assistant {
+        return None;
+    }
+    signature.filter(|s| !s.starts_with(crate::responses::REASONING_PREFIX))
 }
 
 fn image(mime_type: &str, data: &str) -> Value {

@@ -134,25 +134,14 @@ fn user_content(parts: &[&Part]) -> Option<Value> {
 fn push_message(out: &mut Vec<Value>, msg: &Message) {
     match msg.role {
         Role::Assistant => {
-            let text: String = msg
-                .content
-                .iter()
-                .filter_map(|p| match p {
-                    Part::Text { text } => Some(text.as_str()),
-                    _ => None,
-                })
-                .collect();
+            let text = msg.text();
             let calls: Vec<Value> = msg
-                .content
-                .iter()
-                .filter_map(|p| match p {
-                    Part::ToolCall { id, name, args } => Some(json!({
-                        "id": id,
-                        "type": "function",
-                        "function": {"name": name, "arguments": crate::responses::request::arguments_text(args)},
-                    })),
-                    _ => None,
-                })
+                .tool_calls()
+                .map(|(id, name, args)| json!({
+                    "id": id,
+                    "type": "function",
+                    "function": {"name": name, "arguments": crate::responses::request::arguments_text(args)},
+                }))
                 .collect();
             if text.is_empty() && calls.is_empty() {
                 return;

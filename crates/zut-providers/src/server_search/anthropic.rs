@@ -150,12 +150,8 @@ impl Decoder {
                 let e = v.get("error").unwrap_or(&Value::Null);
                 let kind = str_of(e, "type").to_string();
                 let message = str_of(e, "message").to_string();
-                return Err(ProviderError::Api {
-                    provider: provider.to_string(),
-                    retryable: error_type_retryable(&kind, &message),
-                    kind,
-                    message,
-                });
+                let retryable = error_type_retryable(&kind, &message);
+                return Err(ProviderError::api(provider, kind, message, retryable));
             }
             _ => {}
         }

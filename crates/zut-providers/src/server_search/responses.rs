@@ -295,12 +295,8 @@ fn api_error(provider: &str, e: &Value, fallback: &str) -> ProviderError {
         .unwrap_or(fallback)
         .to_string();
     let message = str_of(e, "message").to_string();
-    ProviderError::Api {
-        provider: provider.to_string(),
-        retryable: error_type_retryable(&kind, &message),
-        kind,
-        message,
-    }
+    let retryable = error_type_retryable(&kind, &message);
+    ProviderError::api(provider, kind, message, retryable)
 }
 
 #[cfg(test)]
