@@ -183,21 +183,13 @@ fn image(mime_type: &str, data: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::ToolSpec;
+    use crate::types::fixtures;
 
     fn request(messages: Vec<Message>) -> Request {
         Request {
-            model: "m".into(),
-            system: "sys".into(),
-            messages,
-            tools: vec![ToolSpec {
-                name: "read".into(),
-                description: "Read a file".into(),
-                input_schema: json!({"type": "object"}),
-                activated_after: None,
-            }],
             max_tokens: 1000,
             reasoning: Reasoning::Off,
+            ..fixtures::request(messages)
         }
     }
 
@@ -206,28 +198,12 @@ mod tests {
         let body = body(
             &request(vec![
                 Message::user_text("hi"),
-                Message {
-                    role: Role::Assistant,
-                    content: vec![
-                        Part::Thinking {
-                            text: "hmm".into(),
-                            signature: Some("sig".into()),
-                        },
-                        Part::Thinking {
-                            text: String::new(),
-                            signature: Some(format!("{REDACTED_THINKING_PREFIX}abc")),
-                        },
-                        Part::Thinking {
-                            text: "unsigned".into(),
-                            signature: None,
-                        },
-                        Part::ToolCall {
-                            id: "t1".into(),
-                            name: "read".into(),
-                            args: json!({"path": "a"}),
-                        },
-                    ],
-                },
+                fixtures::assistant(vec![
+                    fixtures::thinking("hmm", Some("sig")),
+                    fixtures::thinking("", Some(&format!("{REDACTED_THINKING_PREFIX}abc"))),
+                    fixtures::thinking("unsigned", None),
+                    fixtures::call("t1", "read", json!({"path": "a"})),
+                ]),
                 Message {
                     role: Role::User,
                     content: vec![
