@@ -262,11 +262,11 @@ mod tests {
     use super::*;
 
     fn run(events: &[Value]) -> Result<WebSearchOutcome, ProviderError> {
-        let mut d = Decoder::default();
-        for e in events {
-            d.event("anthropic", e)?;
-        }
-        d.finish("anthropic")
+        super::super::decode_events(
+            super::super::ServerSearchKind::Anthropic,
+            "anthropic",
+            events,
+        )
     }
 
     #[test]

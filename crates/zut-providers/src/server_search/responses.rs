@@ -305,11 +305,7 @@ mod tests {
     use super::*;
 
     fn run(events: &[Value]) -> Result<WebSearchOutcome, ProviderError> {
-        let mut d = Decoder::default();
-        for e in events {
-            d.event("openai", e)?;
-        }
-        d.finish("openai")
+        super::super::decode_events(super::super::ServerSearchKind::Responses, "openai", events)
     }
 
     #[test]
