@@ -149,3 +149,82 @@ pub struct Completion {
     /// Token usage.
     pub usage: Usage,
 }
+
+/// Requests and messages for the wire serializers' unit tests.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use serde_json::{json, Value};
+
+    use super::{Message, Part, Reasoning, Request, Role, ToolSpec};
+
+    /// Model `m`, system `sys`, the tool `read`, 100 output tokens, high
+    /// reasoning.
+    pub(crate) fn request(messages: Vec<Message>) -> Request {
+        Request {
+            model: "m".into(),
+            system: "sys".into(),
+            messages,
+            tools: vec![ToolSpec {
+                name: "read".into(),
+                description: "d".into(),
+                input_schema: json!({"type": "object"}),
+                activated_after: None,
+            }],
+            max_tokens: 100,
+            reasoning: Reasoning::High,
+        }
+    }
+
+    /// A user message: the text `look` and a PNG image (`AAA=`).
+    pub(crate) fn look_at_image() -> Message {
+        Message {
+            role: Role::User,
+            content: vec![
+                Part::Text {
+                    text: "look".into(),
+                },
+                Part::Image {
+                    mime_type: "image/png".into(),
+                    data: "AAA=".into(),
+                },
+            ],
+        }
+    }
+
+    /// An assistant message.
+    pub(crate) fn assistant(content: Vec<Part>) -> Message {
+        Message {
+            role: Role::Assistant,
+            content,
+        }
+    }
+
+    /// A thinking part.
+    pub(crate) fn thinking(text: &str, signature: Option<&str>) -> Part {
+        Part::Thinking {
+            text: text.into(),
+            signature: signature.map(str::to_string),
+        }
+    }
+
+    /// A tool call part.
+    pub(crate) fn call(id: &str, name: &str, args: Value) -> Part {
+        Part::ToolCall {
+            id: id.into(),
+            name: name.into(),
+            args,
+        }
+    }
+
+    /// A user message answering the call `call_id` with `text`.
+    pub(crate) fn result(call_id: &str, is_error: bool, text: &str) -> Message {
+        Message {
+            role: Role::User,
+            content: vec![Part::ToolResult {
+                call_id: call_id.into(),
+                is_error,
+                content: vec![Part::Text { text: text.into() }],
+            }],
+        }
+    }
+}

@@ -158,13 +158,7 @@ impl<'a> Block<'a> {
             Part::Text { text } => Self::Text(text),
             Part::Image { mime_type, data } => Self::Image(mime_type, data),
             Part::Thinking { text, signature } => {
-                if role != Role::Assistant {
-                    return None;
-                }
-                let signature = signature.as_deref()?;
-                if signature.starts_with(crate::responses::REASONING_PREFIX) {
-                    return None;
-                }
+                let signature = super::request::replayable(role, signature.as_deref())?;
                 match signature.strip_prefix(REDACTED_THINKING_PREFIX) {
                     Some(data) => Self::Redacted(data),
                     None => Self::Thinking(text, signature),
