@@ -3,6 +3,8 @@
 //! These are the only types the agent core sees: a provider translates them to
 //! and from its own wire format.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -15,8 +17,10 @@ pub struct ToolSpec {
     pub name: String,
     /// Description shown to the model.
     pub description: String,
-    /// JSON Schema (an object schema) of the arguments.
-    pub input_schema: Value,
+    /// JSON Schema (an object schema) of the arguments, shared: the agent
+    /// keeps one copy of each tool's schema for all its requests.
+    #[serde(with = "shared_value")]
+    pub input_schema: Arc<Value>,
     /// For a deferred tool activated by a tool result: the index in
     /// [`Request::messages`] of the message holding that result. Providers
     /// with a native deferred-tool format (Kimi K3 on OpenAI-compatible
@@ -167,7 +171,7 @@ pub(crate) mod fixtures {
             tools: vec![ToolSpec {
                 name: "read".into(),
                 description: "d".into(),
-                input_schema: json!({"type": "object"}),
+                input_schema: json!({"type": "object"}).into(),
                 activated_after: None,
             }],
             max_tokens: 100,
@@ -226,5 +230,21 @@ pub(crate) mod fixtures {
                 content: vec![Part::Text { text: text.into() }],
             }],
         }
+    }
+}
+
+/// (De)serializes an `Arc<Value>` as the value itself.
+mod shared_value {
+    use std::sync::Arc;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde_json::Value;
+
+    pub fn serialize<S: Serializer>(v: &Arc<Value>, s: S) -> Result<S::Ok, S::Error> {
+        v.as_ref().serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<Value>, D::Error> {
+        Value::deserialize(d).map(Arc::new)
     }
 }

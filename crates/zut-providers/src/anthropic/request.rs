@@ -60,7 +60,7 @@ pub(crate) fn body_with(req: &Request, model: &str, reasoning: Reasoning) -> Val
                 json!({
                     "name": t.name,
                     "description": t.description,
-                    "input_schema": t.input_schema,
+                    "input_schema": *t.input_schema,
                 })
             })
             .collect();

@@ -134,7 +134,7 @@ impl Serialize for Tool<'_> {
             m.serialize_entry("cache_control", &Ephemeral)?;
         }
         m.serialize_entry("description", &self.spec.description)?;
-        m.serialize_entry("input_schema", &self.spec.input_schema)?;
+        m.serialize_entry("input_schema", self.spec.input_schema.as_ref())?;
         m.serialize_entry("name", &self.spec.name)?;
         m.end()
     }

@@ -62,7 +62,7 @@ pub(crate) fn body(
                 json!({"toolSpec": {
                     "name": t.name,
                     "description": t.description,
-                    "inputSchema": {"json": t.input_schema},
+                    "inputSchema": {"json": *t.input_schema},
                 }})
             })
             .collect();
@@ -172,7 +172,7 @@ mod tests {
             tools: vec![ToolSpec {
                 name: "ls".into(),
                 description: "list".into(),
-                input_schema: json!({"type": "object"}),
+                input_schema: json!({"type": "object"}).into(),
                 activated_after: None,
             }],
             max_tokens: 1000,

@@ -98,7 +98,7 @@ fn tool_json(t: &ToolSpec) -> Value {
         "function": {
             "name": t.name,
             "description": t.description,
-            "parameters": t.input_schema,
+            "parameters": *t.input_schema,
         },
     })
 }
@@ -255,7 +255,7 @@ mod tests {
         let tool = |name: &str, activated_after: Option<usize>| ToolSpec {
             name: name.into(),
             description: format!("{name} tool"),
-            input_schema: json!({"type": "object"}),
+            input_schema: json!({"type": "object"}).into(),
             activated_after,
         };
         let req = Request {

@@ -62,7 +62,7 @@ pub(crate) fn body(req: &Request, model: &str, reasoning: Reasoning) -> Value {
                     "type": "function",
                     "name": t.name,
                     "description": t.description,
-                    "parameters": t.input_schema,
+                    "parameters": *t.input_schema,
                     "strict": false,
                 })
             })
