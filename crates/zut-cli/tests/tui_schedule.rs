@@ -7,8 +7,6 @@
 
 mod common;
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use common::tmux::*;
 use common::*;
 use serde_json::json;
@@ -51,20 +49,18 @@ async fn a_task_due_during_a_confirmation_waits_then_runs() {
     ));
     server.push(Script::anthropic_text("Wrote the file."));
     server.push(Script::anthropic_text("pong from the schedule").when("scheduled ping"));
-    // The task fires at the next minute: start early in a minute so the
-    // confirmation below is open when it does.
-    loop {
-        let s = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap()
-            .as_secs()
-            % 60;
-        if s < 40 {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(500));
-    }
-    let t = Tmux::start(&env, &server, &["--no-ext", "--no-yolo"], 120, 60);
+    // The task fires at the next minute. The engine's clock (a test-only
+    // variable, zut_agent::schedule::TEST_CLOCK_ENV) reads hh:mm:55 when the
+    // task is added, so the minute falls due 5 s later, while the
+    // confirmation below is open, instead of up to a minute of wall clock.
+    let t = Tmux::start_with(
+        &env,
+        &server,
+        &["--no-ext", "--no-yolo"],
+        &[("ZUT_TEST_SCHEDULE_CLOCK", "2026-12-06T12:00:55Z")],
+        120,
+        60,
+    );
     started(&t);
     t.typ("set a reminder then write a file");
     t.keys(&["Enter"]);
@@ -84,7 +80,7 @@ async fn a_task_due_during_a_confirmation_waits_then_runs() {
     );
     assert!(s.contains("* * * * *  next "), "{s}");
     // The dialog stays open until the task falls due: it is queued.
-    t.wait_for("is due: queued behind the running turn", 70);
+    t.wait_for("is due: queued behind the running turn", 30);
     assert_eq!(server.requests().len(), 2);
     t.typ("1");
     t.wait_for("Wrote the file.", 10);
