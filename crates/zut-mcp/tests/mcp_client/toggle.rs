@@ -3,7 +3,7 @@
 //! (the raw JSON-RPC fake server).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::json;

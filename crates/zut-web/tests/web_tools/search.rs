@@ -5,7 +5,7 @@
 //! key.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{Fixture, Reply};
 use serde_json::json;

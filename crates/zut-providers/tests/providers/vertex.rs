@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
@@ -14,8 +14,8 @@ use serde_json::{json, Value};
 use zut_llm_server::{LlmServer, Script};
 use zut_providers::{resolve, Provider, ProviderError, ProviderOptions};
 
-const PRIVATE_KEY: &str = include_str!("fixtures/vertex-test-key.pem");
-const PUBLIC_KEY: &str = include_str!("fixtures/vertex-test-key.pub.pem");
+const PRIVATE_KEY: &str = include_str!("../fixtures/vertex-test-key.pem");
+const PUBLIC_KEY: &str = include_str!("../fixtures/vertex-test-key.pub.pem");
 
 fn opts(server: &LlmServer, model: &str) -> ProviderOptions {
     ProviderOptions {

@@ -5,7 +5,7 @@
 //! web_find/web_click.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

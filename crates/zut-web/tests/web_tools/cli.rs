@@ -4,7 +4,7 @@
 //! decide which tools are offered.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Stdio};
 

@@ -3,7 +3,7 @@
 //! registration, PKCE, loopback redirect or pasted URL, refresh).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::io::BufRead;
 use std::path::PathBuf;

@@ -4,7 +4,7 @@
 //! and a FastMCP server written with the official `mcp` Python package.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

@@ -8,7 +8,7 @@
 //! tool, a rate-limited search, a search with no results.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Stdio};
 

@@ -5,7 +5,7 @@
 //! the domain list's proxy running) and a fixture server on 127.0.0.1.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

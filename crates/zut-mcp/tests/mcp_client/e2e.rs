@@ -2,7 +2,7 @@
 //! scripted model (`zut-llm-server`) on 127.0.0.1 and real server processes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Stdio};
 
