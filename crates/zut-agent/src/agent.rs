@@ -239,8 +239,7 @@ impl Agent {
         });
         self.title_session(&user.text());
         // The row reaches the file before the model is called.
-        let persisted = self.persist_message(&user, Vec::new());
-        self.transcript.push(user);
+        let persisted = self.record_message(user, Vec::new());
         self.system_files = SystemFiles::load(&self.config.system);
         self.reload_skills();
         // The web tools turned off: their references go (tools.md §10.1).
@@ -447,8 +446,7 @@ impl Agent {
                     self.activation_calls.insert(name.clone(), call_id.clone());
                 }
             }
-            let persisted = self.persist_message(&results, added);
-            self.transcript.push(results);
+            let persisted = self.record_message(results, added);
             if let Err(message) = persisted {
                 return PromptOutcome::Failed { message };
             }
@@ -545,14 +543,7 @@ impl Agent {
     /// Runs `assistant_message` interception and emits what the user sees.
     /// Returns the visible text, or `None` when blocked.
     async fn show_assistant(&self, message: &Message, sink: EventSink<'_>) -> Option<String> {
-        let texts: Vec<&str> = message
-            .content
-            .iter()
-            .filter_map(|p| match p {
-                Part::Text { text } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect();
+        let texts: Vec<&str> = message.texts().collect();
         let has_text = texts.iter().any(|t| !t.is_empty());
         let mut content = message.content.clone();
         let mut visible = texts.concat();

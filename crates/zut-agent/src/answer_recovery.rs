@@ -97,9 +97,7 @@ impl crate::Agent {
             },
         };
         let message = zut_providers::Message::user_text(ask);
-        let persisted = self.persist_message(&message, Vec::new());
-        self.transcript.push(message);
-        Some(persisted)
+        Some(self.record_message(message, Vec::new()))
     }
 }
 

@@ -45,7 +45,7 @@ impl Agent {
             tools.push(ToolEntry {
                 name: lazy::SEARCH_TOOL.to_string(),
                 description: lazy::search_description(&list),
-                schema: lazy::search_schema(),
+                schema: lazy::search_schema().into(),
                 owner: ToolOwner::Mcp(String::new()),
                 deferred: false,
             });
@@ -54,7 +54,7 @@ impl Agent {
             tools.push(ToolEntry {
                 name: t.name,
                 description: t.description,
-                schema: t.schema,
+                schema: t.schema.into(),
                 owner: ToolOwner::Mcp(t.server),
                 deferred,
             });
@@ -83,7 +83,8 @@ impl Agent {
                         "uri": {"type": "string", "description": "The resource URI."}
                     },
                     "required": ["server", "uri"]
-                }),
+                })
+                .into(),
                 owner: ToolOwner::Mcp(String::new()),
                 deferred: false,
             });
@@ -111,7 +112,7 @@ impl Agent {
             .map(|t| ToolEntry {
                 name: t.name,
                 description: t.description,
-                schema: t.schema,
+                schema: t.schema.into(),
                 owner: ToolOwner::Mcp(t.server),
                 deferred: false,
             })

@@ -471,7 +471,7 @@ impl Agent {
         tools.push(ToolEntry {
             name: SCHEDULE_TOOL.to_string(),
             description: description(),
-            schema: schema(),
+            schema: schema().into(),
             owner: ToolOwner::Builtin,
             deferred: false,
         });

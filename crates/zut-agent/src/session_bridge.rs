@@ -152,6 +152,18 @@ impl Agent {
         }
     }
 
+    /// Persists `message` (its row reaches the file before anything else
+    /// happens), then appends it to the transcript; the persisting error.
+    pub(crate) fn record_message(
+        &mut self,
+        message: Message,
+        added_tool_names: Vec<String>,
+    ) -> Result<(), String> {
+        let persisted = self.persist_message(&message, added_tool_names);
+        self.transcript.push(message);
+        persisted
+    }
+
     /// Writes `message` (with `added_tool_names`) to the session, if any.
     pub(crate) fn persist_message(
         &mut self,
@@ -240,18 +252,7 @@ pub fn to_provider(messages: &[SessionMessage]) -> Vec<Message> {
 fn parts_of(blocks: &[Block]) -> Vec<Part> {
     let mut out = Vec::with_capacity(blocks.len());
     for b in blocks {
-        let signature = match b {
-            Block::Text {
-                thought_signature, ..
-            }
-            | Block::Image {
-                thought_signature, ..
-            }
-            | Block::ToolCall {
-                thought_signature, ..
-            } => thought_signature.as_str(),
-            _ => "",
-        };
+        let signature = b.thought_signature();
         if !signature.is_empty() {
             out.push(Part::Thinking {
                 text: String::new(),
@@ -361,33 +362,24 @@ fn blocks_of(parts: &[Part]) -> Vec<Block> {
                 continue;
             }
         }
-        let mut block = block_of(p);
-        if let Some(sig) = pending.take() {
-            match &mut block {
-                Block::Text {
-                    thought_signature, ..
-                }
-                | Block::Image {
-                    thought_signature, ..
-                }
-                | Block::ToolCall {
-                    thought_signature, ..
-                } => *thought_signature = sig.to_string(),
-                _ => {}
-            }
-        }
-        out.push(block);
+        let signature = pending.take().map(str::to_string).unwrap_or_default();
+        out.push(block_of(p, signature));
     }
     out
 }
 
-fn block_of(p: &Part) -> Block {
+/// The block of a part; `thought_signature` goes on a text, image or tool
+/// call (the other kinds have none).
+fn block_of(p: &Part, thought_signature: String) -> Block {
     match p {
-        Part::Text { text } => Block::text(text.clone()),
+        Part::Text { text } => Block::Text {
+            text: text.clone(),
+            thought_signature,
+        },
         Part::Image { mime_type, data } => Block::Image {
             mime_type: mime_type.clone(),
             data: data.clone(),
-            thought_signature: String::new(),
+            thought_signature,
         },
         Part::Thinking { text, signature } => {
             match signature
@@ -410,7 +402,7 @@ fn block_of(p: &Part) -> Block {
             id: id.clone(),
             name: name.clone(),
             arguments: args.clone(),
-            thought_signature: String::new(),
+            thought_signature,
         },
         Part::ToolResult {
             call_id,
@@ -418,7 +410,7 @@ fn block_of(p: &Part) -> Block {
             content,
         } => Block::ToolResult {
             call_id: call_id.clone(),
-            content: content.iter().map(block_of).collect(),
+            content: content.iter().map(|p| block_of(p, String::new())).collect(),
             is_error: *is_error,
             timing: None,
         },

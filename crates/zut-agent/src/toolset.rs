@@ -2,6 +2,7 @@
 //! (protocol.md §8.1), with argument validation for both.
 
 use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 use zut_ext_host::ExtensionHost;
@@ -30,8 +31,9 @@ pub struct ToolEntry {
     pub name: String,
     /// Description.
     pub description: String,
-    /// Input schema.
-    pub schema: Value,
+    /// Input schema (shared with every snapshot and request that offers
+    /// the tool).
+    pub schema: Arc<Value>,
     /// Owner.
     pub owner: ToolOwner,
     /// Extension tool registered with `deferred:true`.
@@ -60,23 +62,16 @@ impl Toolset {
         host: Option<&ExtensionHost>,
         skill_tool: bool,
     ) -> Self {
-        let mut entries: Vec<ToolEntry> = zut_tools::builtin_tools()
-            .into_iter()
-            .chain(zut_web::tool_defs())
-            .filter(|t| builtins.iter().any(|b| b == t.name))
-            .map(|t| ToolEntry {
-                name: t.name.to_string(),
-                description: t.description,
-                schema: t.schema,
-                owner: ToolOwner::Builtin,
-                deferred: false,
-            })
+        let mut entries: Vec<ToolEntry> = builtin_defs()
+            .iter()
+            .filter(|t| builtins.contains(&t.name))
+            .cloned()
             .collect();
         if skill_tool {
             entries.push(ToolEntry {
                 name: crate::skills::SKILL_TOOL.to_string(),
                 description: crate::skills::SKILL_TOOL_DESCRIPTION.to_string(),
-                schema: crate::skills::skill_tool_schema(),
+                schema: crate::skills::skill_tool_schema().into(),
                 owner: ToolOwner::Skill,
                 deferred: false,
             });
@@ -89,7 +84,7 @@ impl Toolset {
                 entries.push(ToolEntry {
                     name: t.name,
                     description: t.description,
-                    schema: t.schema,
+                    schema: t.schema.into(),
                     owner: ToolOwner::Extension(t.extension),
                     deferred: t.deferred,
                 });
@@ -173,18 +168,38 @@ impl Toolset {
 
 /// Providers require an object schema; an extension's absent (null) schema
 /// becomes an empty object schema.
-fn schema_for_provider(schema: &Value) -> Value {
+fn schema_for_provider(schema: &Arc<Value>) -> Arc<Value> {
     if schema.is_object() {
-        schema.clone()
+        Arc::clone(schema)
     } else {
-        serde_json::json!({"type": "object", "properties": {}})
+        Arc::new(serde_json::json!({"type": "object", "properties": {}}))
     }
+}
+
+/// The built-in tools of `zut-tools` and `zut-web` as entries, built once
+/// per process: their definitions are constants, and every model call's
+/// snapshot shares their schemas instead of building them again.
+fn builtin_defs() -> &'static [ToolEntry] {
+    static DEFS: OnceLock<Vec<ToolEntry>> = OnceLock::new();
+    DEFS.get_or_init(|| {
+        zut_tools::builtin_tools()
+            .into_iter()
+            .chain(zut_web::tool_defs())
+            .map(|t| ToolEntry {
+                name: t.name.to_string(),
+                description: t.description,
+                schema: Arc::new(t.schema),
+                owner: ToolOwner::Builtin,
+                deferred: false,
+            })
+            .collect()
+    })
 }
 
 /// Compiled argument validators, cached by tool name and schema.
 #[derive(Default)]
 pub struct Validators {
-    cache: HashMap<String, (Value, Result<zut_tools::ArgValidator, String>)>,
+    cache: HashMap<String, (Arc<Value>, Result<zut_tools::ArgValidator, String>)>,
 }
 
 impl Validators {
@@ -199,7 +214,7 @@ impl Validators {
             };
         }
         let stale = match self.cache.get(&entry.name) {
-            Some((schema, _)) => schema != &entry.schema,
+            Some((schema, _)) => !Arc::ptr_eq(schema, &entry.schema) && schema != &entry.schema,
             None => true,
         };
         if stale {

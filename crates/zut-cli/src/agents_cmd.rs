@@ -12,13 +12,7 @@ pub const USAGE: &str = "usage: zut agents [list | show NAME] [--cwd PATH]";
 
 /// Runs `zut agents <args>`; returns the exit status.
 pub fn run(argv: &[String]) -> i32 {
-    match run_inner(argv) {
-        Ok(code) => code,
-        Err(e) => {
-            crate::errln!("zut: {e:#}");
-            1
-        }
-    }
+    crate::stdio::exit_code(run_inner(argv))
 }
 
 fn run_inner(argv: &[String]) -> anyhow::Result<i32> {
@@ -34,9 +28,7 @@ fn run_inner(argv: &[String]) -> anyhow::Result<i32> {
                 return Ok(0);
             }
             "--cwd" => {
-                let v = it
-                    .next()
-                    .ok_or_else(|| anyhow::anyhow!("--cwd requires a value"))?;
+                let v = crate::stdio::flag_value(&mut it, "--cwd")?;
                 cwd = here.join(v);
             }
             other if other.starts_with('-') => anyhow::bail!("unknown argument {other:?}\n{USAGE}"),

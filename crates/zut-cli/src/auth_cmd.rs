@@ -28,16 +28,7 @@ pub fn run(argv: &[String]) -> i32 {
         }
         ["list"] => list(&home, false),
         ["list", "--json"] => list(&home, true),
-        ["logout", provider] => match logout(&home, provider) {
-            Ok(message) => {
-                crate::stdio::line(&message);
-                0
-            }
-            Err(e) => {
-                crate::errln!("zut: {e}");
-                1
-            }
-        },
+        ["logout", provider] => crate::stdio::report(logout(&home, provider)),
         ["login", provider, rest @ ..] => {
             let mut base_url = None;
             let mut probe = true;
@@ -67,16 +58,9 @@ pub fn run(argv: &[String]) -> i32 {
                     );
                     crate::errln!("waiting for OpenRouter to send you back to {callback} …");
                 };
-                return match zut_models::oauth::login_openrouter(&home, provider, &show) {
-                    Ok(message) => {
-                        crate::stdio::line(&message);
-                        0
-                    }
-                    Err(e) => {
-                        crate::errln!("zut: {e}");
-                        1
-                    }
-                };
+                return crate::stdio::report(zut_models::oauth::login_openrouter(
+                    &home, provider, &show,
+                ));
             }
             let key = match read_key(provider) {
                 Ok(k) => k,
@@ -95,16 +79,13 @@ pub fn run(argv: &[String]) -> i32 {
                     return 1;
                 }
             };
-            match rt.block_on(login(&home, provider, &key, base_url.as_deref(), probe)) {
-                Ok(message) => {
-                    crate::stdio::line(&message);
-                    0
-                }
-                Err(e) => {
-                    crate::errln!("zut: {e}");
-                    1
-                }
-            }
+            crate::stdio::report(rt.block_on(login(
+                &home,
+                provider,
+                &key,
+                base_url.as_deref(),
+                probe,
+            )))
         }
         _ => {
             crate::errln!("zut: unknown auth command\n{USAGE}");
@@ -183,12 +164,7 @@ fn list(home: &Path, json: bool) -> i32 {
         crate::stdio::line(&serde_json::Value::Array(items).to_string());
         return 0;
     }
-    let w = rows
-        .iter()
-        .map(|r| r.provider.len())
-        .max()
-        .unwrap_or(8)
-        .max(8);
+    let w = rows.iter().map(|r| r.provider.len()).fold(8, usize::max);
     let mut text = format!("{:<w$}  key\n", "provider");
     for r in &rows {
         text.push_str(&format!("{:<w$}  {}\n", r.provider, r.source));

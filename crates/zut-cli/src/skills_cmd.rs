@@ -17,13 +17,7 @@ pub const USAGE: &str = "usage: zut skills [--cwd PATH] [--ext DIR]... [--no-ext
 
 /// Runs `zut skills <args>`; returns the exit status.
 pub fn run(argv: &[String]) -> i32 {
-    match run_inner(argv) {
-        Ok(code) => code,
-        Err(e) => {
-            crate::errln!("zut: {e:#}");
-            1
-        }
-    }
+    crate::stdio::exit_code(run_inner(argv))
 }
 
 fn run_inner(argv: &[String]) -> anyhow::Result<i32> {
@@ -40,15 +34,11 @@ fn run_inner(argv: &[String]) -> anyhow::Result<i32> {
                 return Ok(0);
             }
             "--cwd" => {
-                let v = it
-                    .next()
-                    .ok_or_else(|| anyhow::anyhow!("--cwd requires a value"))?;
+                let v = crate::stdio::flag_value(&mut it, "--cwd")?;
                 cwd = here.join(v);
             }
             "-e" | "--ext" => {
-                let v = it
-                    .next()
-                    .ok_or_else(|| anyhow::anyhow!("--ext requires a value"))?;
+                let v = crate::stdio::flag_value(&mut it, "--ext")?;
                 ext.push(here.join(v));
             }
             "--no-ext" | "--no-extensions" => no_ext = true,

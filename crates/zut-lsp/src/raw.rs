@@ -32,24 +32,7 @@ impl LspManager {
             }
         }))
         .await;
-        let mut out = String::new();
-        let mut err = None;
-        for (server, r) in answers {
-            match r {
-                Ok(v) => out.push_str(&format!(
-                    "{server}:\n{}\n",
-                    format::workspace_symbols(&v, self.cwd())
-                )),
-                Err(e) => {
-                    out.push_str(&format!("{server}: error: {e}\n"));
-                    err.get_or_insert(e);
-                }
-            }
-        }
-        Outcome {
-            text: out.trim_end().to_string(),
-            error: err,
-        }
+        per_server(answers, |v| format::workspace_symbols(v, self.cwd()))
     }
 
     pub(crate) async fn action_capabilities(
@@ -139,20 +122,29 @@ impl LspManager {
             }
         }))
         .await;
-        let mut out = String::new();
-        let mut err = None;
-        for (server, r) in answers {
-            match r {
-                Ok(v) => out.push_str(&format!("{server}:\n{}\n", pretty(&v))),
-                Err(e) => {
-                    out.push_str(&format!("{server}: error: {e}\n"));
-                    err.get_or_insert(e);
-                }
+        per_server(answers, pretty)
+    }
+}
+
+/// One section per server: `server:` and its answer as `render` shows it,
+/// or `server: error: …`; the first error is the outcome's.
+fn per_server<S: std::fmt::Display>(
+    answers: Vec<(S, Result<Value, String>)>,
+    render: impl Fn(&Value) -> String,
+) -> Outcome {
+    let mut out = String::new();
+    let mut err = None;
+    for (server, r) in answers {
+        match r {
+            Ok(v) => out.push_str(&format!("{server}:\n{}\n", render(&v))),
+            Err(e) => {
+                out.push_str(&format!("{server}: error: {e}\n"));
+                err.get_or_insert(e);
             }
         }
-        Outcome {
-            text: out.trim_end().to_string(),
-            error: err,
-        }
+    }
+    Outcome {
+        text: out.trim_end().to_string(),
+        error: err,
     }
 }

@@ -84,6 +84,21 @@ impl ProviderError {
     pub fn is_aborted(&self) -> bool {
         matches!(self, ProviderError::Aborted)
     }
+
+    /// An error the provider reported inside the stream ([`ProviderError::Api`]).
+    pub(crate) fn api(
+        provider: &str,
+        kind: impl Into<String>,
+        message: impl Into<String>,
+        retryable: bool,
+    ) -> ProviderError {
+        ProviderError::Api {
+            provider: provider.to_string(),
+            kind: kind.into(),
+            message: message.into(),
+            retryable,
+        }
+    }
 }
 
 /// Whether an HTTP status is retryable: 408, 409, 429 and every 5xx (incl. 529).

@@ -368,24 +368,15 @@ impl Provider {
 
     /// An HTTP error with the model (and, for 401/403, where the key came
     /// from) added to its message.
-    fn with_context(&self, error: ProviderError, model: &str) -> ProviderError {
-        match error {
-            ProviderError::Http {
-                provider,
-                status,
-                message,
-                retryable,
-            } => ProviderError::Http {
-                message: format!(
-                    "{message} ({})",
-                    self.error_context(status, &message, model)
-                ),
-                provider,
-                status,
-                retryable,
-            },
-            other => other,
+    fn with_context(&self, mut error: ProviderError, model: &str) -> ProviderError {
+        if let ProviderError::Http {
+            status, message, ..
+        } = &mut error
+        {
+            let context = self.error_context(*status, message, model);
+            *message = format!("{message} ({context})");
         }
+        error
     }
 
     fn transport(&self, message: String) -> ProviderError {
@@ -618,12 +609,7 @@ fn json_instead_of_stream(provider: &str, text: &str) -> ProviderError {
             .to_string();
         let message = error_body_message(text);
         let retryable = crate::error::error_type_retryable(&kind, &message);
-        return ProviderError::Api {
-            provider: provider.to_string(),
-            kind,
-            message,
-            retryable,
-        };
+        return ProviderError::api(provider, kind, message, retryable);
     }
     ProviderError::Protocol {
         provider: provider.to_string(),

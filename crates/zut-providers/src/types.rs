@@ -3,6 +3,8 @@
 //! These are the only types the agent core sees: a provider translates them to
 //! and from its own wire format.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -15,8 +17,10 @@ pub struct ToolSpec {
     pub name: String,
     /// Description shown to the model.
     pub description: String,
-    /// JSON Schema (an object schema) of the arguments.
-    pub input_schema: Value,
+    /// JSON Schema (an object schema) of the arguments, shared: the agent
+    /// keeps one copy of each tool's schema for all its requests.
+    #[serde(with = "shared_value")]
+    pub input_schema: Arc<Value>,
     /// For a deferred tool activated by a tool result: the index in
     /// [`Request::messages`] of the message holding that result. Providers
     /// with a native deferred-tool format (Kimi K3 on OpenAI-compatible
@@ -148,4 +152,99 @@ pub struct Completion {
     pub stop: StopReason,
     /// Token usage.
     pub usage: Usage,
+}
+
+/// Requests and messages for the wire serializers' unit tests.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use serde_json::{json, Value};
+
+    use super::{Message, Part, Reasoning, Request, Role, ToolSpec};
+
+    /// Model `m`, system `sys`, the tool `read`, 100 output tokens, high
+    /// reasoning.
+    pub(crate) fn request(messages: Vec<Message>) -> Request {
+        Request {
+            model: "m".into(),
+            system: "sys".into(),
+            messages,
+            tools: vec![ToolSpec {
+                name: "read".into(),
+                description: "d".into(),
+                input_schema: json!({"type": "object"}).into(),
+                activated_after: None,
+            }],
+            max_tokens: 100,
+            reasoning: Reasoning::High,
+        }
+    }
+
+    /// A user message: the text `look` and a PNG image (`AAA=`).
+    pub(crate) fn look_at_image() -> Message {
+        Message {
+            role: Role::User,
+            content: vec![
+                Part::Text {
+                    text: "look".into(),
+                },
+                Part::Image {
+                    mime_type: "image/png".into(),
+                    data: "AAA=".into(),
+                },
+            ],
+        }
+    }
+
+    /// An assistant message.
+    pub(crate) fn assistant(content: Vec<Part>) -> Message {
+        Message {
+            role: Role::Assistant,
+            content,
+        }
+    }
+
+    /// A thinking part.
+    pub(crate) fn thinking(text: &str, signature: Option<&str>) -> Part {
+        Part::Thinking {
+            text: text.into(),
+            signature: signature.map(str::to_string),
+        }
+    }
+
+    /// A tool call part.
+    pub(crate) fn call(id: &str, name: &str, args: Value) -> Part {
+        Part::ToolCall {
+            id: id.into(),
+            name: name.into(),
+            args,
+        }
+    }
+
+    /// A user message answering the call `call_id` with `text`.
+    pub(crate) fn result(call_id: &str, is_error: bool, text: &str) -> Message {
+        Message {
+            role: Role::User,
+            content: vec![Part::ToolResult {
+                call_id: call_id.into(),
+                is_error,
+                content: vec![Part::Text { text: text.into() }],
+            }],
+        }
+    }
+}
+
+/// (De)serializes an `Arc<Value>` as the value itself.
+mod shared_value {
+    use std::sync::Arc;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde_json::Value;
+
+    pub fn serialize<S: Serializer>(v: &Arc<Value>, s: S) -> Result<S::Ok, S::Error> {
+        v.as_ref().serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<Value>, D::Error> {
+        Value::deserialize(d).map(Arc::new)
+    }
 }

@@ -124,7 +124,6 @@ impl Dispatcher {
             }
             Request::GetState => {
                 let st = c.state();
-                let u = st.usage;
                 let state = StateData {
                     provider: st.provider,
                     model: st.model,
@@ -132,17 +131,7 @@ impl Dispatcher {
                     cwd: self.cwd.clone(),
                     message_count: st.message_count,
                     busy: st.busy,
-                    usage: StateUsage {
-                        input: u.input,
-                        output: u.output,
-                        reasoning: u.reasoning,
-                        cache_read: u.cache_read,
-                        cache_write: u.cache_write,
-                        cache_measured_prompt: u.cache_measured_prompt,
-                        cache_measured_read: u.cache_measured_read,
-                        cost_usd: u.cost_usd,
-                        cost_known: u.cost_known,
-                    },
+                    usage: st.usage,
                 };
                 self.respond(Response::ok(id, kind, data(&state)));
             }

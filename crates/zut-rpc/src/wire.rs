@@ -239,29 +239,6 @@ pub struct StartedData {
     pub started: bool,
 }
 
-/// Usage totals in `get_state`.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct StateUsage {
-    /// Input tokens.
-    pub input: u64,
-    /// Output tokens.
-    pub output: u64,
-    /// Reasoning tokens (`null` when unknown).
-    pub reasoning: Option<u64>,
-    /// Cache reads.
-    pub cache_read: u64,
-    /// Cache writes.
-    pub cache_write: u64,
-    /// Prompt tokens measured for caching.
-    pub cache_measured_prompt: u64,
-    /// Cache-read tokens measured.
-    pub cache_measured_read: u64,
-    /// Cost in USD (0 when no price is known).
-    pub cost_usd: f64,
-    /// Whether `cost_usd` comes from known prices.
-    pub cost_known: bool,
-}
-
 /// `get_state` data.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct StateData {
@@ -277,8 +254,8 @@ pub struct StateData {
     pub message_count: usize,
     /// Whether a prompt/compaction runs (false once aborted).
     pub busy: bool,
-    /// Token usage so far.
-    pub usage: StateUsage,
+    /// Token usage so far (the same counts as the `usage` event's).
+    pub usage: zut_types::UsageCounts,
 }
 
 /// `get_messages` data.

@@ -150,6 +150,23 @@ impl Block {
             thought_signature: String::new(),
         }
     }
+
+    /// The Gemini `thought_signature` of a text, image or tool-call block
+    /// (`""` when it has none; the other kinds never have one).
+    pub fn thought_signature(&self) -> &str {
+        match self {
+            Block::Text {
+                thought_signature, ..
+            }
+            | Block::Image {
+                thought_signature, ..
+            }
+            | Block::ToolCall {
+                thought_signature, ..
+            } => thought_signature,
+            _ => "",
+        }
+    }
 }
 
 /// Every key a block may have; the kind is decided from which are present.

@@ -21,6 +21,23 @@ pub(crate) enum Kind {
     Other,
 }
 
+#[cfg(not(target_os = "linux"))]
+impl Kind {
+    /// The kind of a file type from `lstat` or a directory entry (Linux
+    /// reads it from the raw `stat` and `getdents` values instead).
+    fn of(ft: std::fs::FileType) -> Self {
+        if ft.is_symlink() {
+            Kind::Symlink
+        } else if ft.is_dir() {
+            Kind::Dir
+        } else if ft.is_file() {
+            Kind::File
+        } else {
+            Kind::Other
+        }
+    }
+}
+
 /// One directory entry (never `.` or `..`).
 #[derive(Debug)]
 pub(crate) struct Entry {
@@ -103,17 +120,7 @@ pub(crate) fn stat_path(path: &Path, follow: bool) -> std::io::Result<(Stamp, Ki
         ns(m.mtime(), m.mtime_nsec()),
         ns(m.ctime(), m.ctime_nsec()),
     );
-    let ft = m.file_type();
-    let kind = if ft.is_symlink() {
-        Kind::Symlink
-    } else if ft.is_dir() {
-        Kind::Dir
-    } else if ft.is_file() {
-        Kind::File
-    } else {
-        Kind::Other
-    };
-    Ok((stamp, kind))
+    Ok((stamp, Kind::of(m.file_type())))
 }
 
 /// No stamps without Unix metadata: the discovery cache is off.
@@ -331,7 +338,7 @@ mod imp {
     use std::io;
     use std::path::{Path, PathBuf};
 
-    use super::{open_error, read_open_skill, DirId, Entry, Kind, Stamp};
+    use super::{DirId, Entry, Kind, Stamp};
     use crate::skill::ReadError;
 
     /// An open directory (its path: `std::fs` works by path).
@@ -391,15 +398,7 @@ mod imp {
             for entry in std::fs::read_dir(&self.path)? {
                 let Ok(entry) = entry else { continue };
                 let Ok(ft) = entry.file_type() else { continue };
-                let kind = if ft.is_symlink() {
-                    Kind::Symlink
-                } else if ft.is_dir() {
-                    Kind::Dir
-                } else if ft.is_file() {
-                    Kind::File
-                } else {
-                    Kind::Other
-                };
+                let kind = Kind::of(ft);
                 #[cfg(unix)]
                 let ino = std::os::unix::fs::DirEntryExt::ino(&entry);
                 #[cfg(not(unix))]
@@ -414,7 +413,7 @@ mod imp {
         }
 
         pub fn link_is_dir(&self, _name: &OsStr, path: &Path) -> Option<bool> {
-            std::fs::metadata(path).ok().map(|m| m.is_dir())
+            super::link_is_dir_at(path)
         }
 
         pub fn read_skill<'b>(
@@ -424,8 +423,7 @@ mod imp {
             regular: bool,
             buf: &'b mut Vec<u8>,
         ) -> Result<&'b str, ReadError> {
-            let file = std::fs::File::open(path).map_err(open_error)?;
-            read_open_skill(file, !regular, buf)
+            super::read_skill_at(path, regular, buf)
         }
     }
 }

@@ -186,22 +186,7 @@ fn existing_bin(name: &str) -> PathBuf {
 /// Copies a Rust example extension (`examples/extensions/<example>`) into
 /// `dest` and places its built binary at the manifest's `exec` path.
 pub fn install_rust_example(example: &str, dest: &Path) -> PathBuf {
-    let src = workspace_root().join("examples/extensions").join(example);
-    std::fs::create_dir_all(dest).unwrap();
-    for file in ["extension.json", "README.md"] {
-        if src.join(file).is_file() {
-            std::fs::copy(src.join(file), dest.join(file)).unwrap();
-        }
-    }
-    let manifest: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(src.join("extension.json")).unwrap())
-            .unwrap();
-    let exec = manifest["exec"].as_str().unwrap();
-    let bin = workspace_bin(Path::new(exec).file_name().unwrap().to_str().unwrap());
-    let target = dest.join(exec);
-    std::fs::create_dir_all(target.parent().unwrap()).unwrap();
-    std::fs::copy(&bin, &target).unwrap();
-    dest.to_path_buf()
+    install_with(example, dest, workspace_bin)
 }
 
 /// Copies a script example (Python/Node) directory into `dest`.
@@ -265,6 +250,12 @@ pub fn example_bin(name: &str) -> PathBuf {
 /// (see [`example_bin`]), which is much cheaper than building the whole
 /// workspace.
 pub fn install_example(example: &str, dest: &Path) -> PathBuf {
+    install_with(example, dest, example_bin)
+}
+
+/// Copies a Rust example extension's manifest and README into `dest` and
+/// places the binary `bin` finds (by the `exec` file name) at `exec`.
+fn install_with(example: &str, dest: &Path, bin: fn(&str) -> PathBuf) -> PathBuf {
     let src = workspace_root().join("examples/extensions").join(example);
     std::fs::create_dir_all(dest).unwrap();
     for file in ["extension.json", "README.md"] {
@@ -276,7 +267,7 @@ pub fn install_example(example: &str, dest: &Path) -> PathBuf {
         serde_json::from_str(&std::fs::read_to_string(src.join("extension.json")).unwrap())
             .unwrap();
     let exec = manifest["exec"].as_str().unwrap();
-    let bin = example_bin(Path::new(exec).file_name().unwrap().to_str().unwrap());
+    let bin = bin(Path::new(exec).file_name().unwrap().to_str().unwrap());
     let target = dest.join(exec);
     std::fs::create_dir_all(target.parent().unwrap()).unwrap();
     std::fs::copy(&bin, &target).unwrap();

@@ -281,6 +281,7 @@ pub fn run(launch: Launch) -> Result<i32, String> {
         title: initial_prompt.unwrap_or_default(),
     };
     let conv = conv_rt.block_on(async { zut_agent::conversation::open(setup, request) })?;
+    conv.controller.offer_side_questions();
     zut_models::switch::install(&conv.controller, &zut_home);
     let (tx, ev_rx) = mpsc::unbounded_channel();
     // A resumed conversation is painted before extensions start, and goes

@@ -271,18 +271,7 @@ mod tests {
 
     fn screen(p: &Picker) -> String {
         let theme = zut_tui::theme::Theme::new(zut_tui::theme::ColorDepth::None);
-        zut_tui::pickers::rows(p, 90, 14, &theme)
-            .iter()
-            .map(|l| {
-                l.spans
-                    .iter()
-                    .map(|s| s.content.as_ref())
-                    .collect::<String>()
-                    .trim_end()
-                    .to_string()
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
+        zut_tui::pickers::plain(p, 90, 14, &theme)
     }
 
     #[test]

@@ -241,24 +241,14 @@ pub fn rows(
     let Some(p) = c.current() else {
         return Vec::new();
     };
-    let box_w = width.saturating_sub(4).clamp(10, 100);
-    let margin = " ".repeat(width.saturating_sub(box_w) / 2);
-    let inner = box_w.saturating_sub(2);
     let border = if focused { theme.accent } else { theme.border };
-    let frame =
-        |content: Line<'static>| wrap::boxed_row(content, inner, &margin, ("│", "│"), border);
+    let frame_box = wrap::CentredBox::new(width, 100, border);
+    let frame = |content: Line<'static>| frame_box.row(content);
     let mut title = " confirm tool call ".to_string();
     if c.queue.len() > 1 {
         title = format!(" confirm tool call (1 of {}) ", c.queue.len());
     }
-    let title_w = wrap::width(&title).min(inner);
-    let left = (inner - title_w) / 2;
-    let mut out = vec![Line::from(vec![
-        Span::raw(margin.clone()),
-        Span::styled(format!("╭{}", "─".repeat(left)), border),
-        Span::styled(title, theme.accent),
-        Span::styled(format!("{}╮", "─".repeat(inner - title_w - left)), border),
-    ])];
+    let mut out = vec![frame_box.top(title, theme.accent)];
     out.push(frame(Line::default()));
     out.push(frame(Line::from(vec![
         Span::raw("  "),
@@ -307,9 +297,6 @@ pub fn rows(
         out.push(frame(Line::from(spans)));
     }
     out.push(frame(Line::default()));
-    out.push(Line::from(vec![
-        Span::raw(margin),
-        Span::styled(format!("╰{}╯", "─".repeat(inner)), border),
-    ]));
+    out.push(frame_box.bottom());
     out
 }

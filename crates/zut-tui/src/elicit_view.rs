@@ -401,12 +401,9 @@ pub fn rows(e: &Elicits, width: usize, theme: &Theme) -> Vec<Line<'static>> {
     let Some(form) = e.queue.front() else {
         return Vec::new();
     };
-    let box_w = width.saturating_sub(4).clamp(10, 100);
-    let margin = " ".repeat(width.saturating_sub(box_w) / 2);
-    let inner = box_w.saturating_sub(2);
-    let border = theme.accent;
-    let frame =
-        |content: Line<'static>| wrap::boxed_row(content, inner, &margin, ("│", "│"), border);
+    let frame_box = wrap::CentredBox::new(width, 100, theme.accent);
+    let inner = frame_box.inner;
+    let frame = |content: Line<'static>| frame_box.row(content);
     let what = if form.url.is_some() {
         "asks you to open a page"
     } else {
@@ -417,14 +414,7 @@ pub fn rows(e: &Elicits, width: usize, theme: &Theme) -> Vec<Line<'static>> {
     if e.queue.len() > 1 {
         title = format!(" {server} {what} (1 of {}) ", e.queue.len());
     }
-    let title_w = wrap::width(&title).min(inner);
-    let left = (inner - title_w) / 2;
-    let mut out = vec![Line::from(vec![
-        Span::raw(margin.clone()),
-        Span::styled(format!("╭{}", "─".repeat(left)), border),
-        Span::styled(title, theme.accent),
-        Span::styled(format!("{}╮", "─".repeat(inner - title_w - left)), border),
-    ])];
+    let mut out = vec![frame_box.top(title, theme.accent)];
     for line in form.message.lines().take(8) {
         let text = crate::sanitize::clean_line(line);
         let chars: Vec<char> = text.chars().collect();
@@ -504,10 +494,7 @@ pub fn rows(e: &Elicits, width: usize, theme: &Theme) -> Vec<Line<'static>> {
         " tab/↑↓ move · space/←→ choose · 1-9 toggle · enter next/press · esc cancel"
     };
     out.push(frame(Line::from(Span::styled(help, theme.dim))));
-    out.push(Line::from(vec![
-        Span::raw(margin),
-        Span::styled(format!("╰{}╯", "─".repeat(inner)), border),
-    ]));
+    out.push(frame_box.bottom());
     out
 }
 

@@ -189,6 +189,57 @@ pub fn boxed_row(
     Line::from(spans)
 }
 
+/// A box centred on the screen, with its title in the top border: the
+/// frame of the pickers and of the confirmation and elicitation dialogs.
+#[derive(Debug, Clone)]
+pub struct CentredBox {
+    /// Blank columns left of the box.
+    pub margin: String,
+    /// Columns between the two sides.
+    pub inner: usize,
+    /// Style of the border.
+    pub border: Style,
+}
+
+impl CentredBox {
+    /// A box for a screen `width` wide: two columns of air each side, at
+    /// least 10 and at most `max` columns wide.
+    pub fn new(width: usize, max: usize, border: Style) -> Self {
+        let box_w = width.saturating_sub(4).clamp(10, max.max(10));
+        Self {
+            margin: " ".repeat(width.saturating_sub(box_w) / 2),
+            inner: box_w.saturating_sub(2),
+            border,
+        }
+    }
+
+    /// The top border with `title` (its own padding included) in the middle.
+    pub fn top(&self, title: String, title_style: Style) -> Line<'static> {
+        let title_w = width(&title).min(self.inner);
+        let left = (self.inner - title_w) / 2;
+        let right = self.inner - title_w - left;
+        Line::from(vec![
+            Span::raw(self.margin.clone()),
+            Span::styled(format!("╭{}", "─".repeat(left)), self.border),
+            Span::styled(title, title_style),
+            Span::styled(format!("{}╮", "─".repeat(right)), self.border),
+        ])
+    }
+
+    /// One row inside the box ([`boxed_row`] with `│` sides).
+    pub fn row(&self, content: Line<'static>) -> Line<'static> {
+        boxed_row(content, self.inner, &self.margin, ("│", "│"), self.border)
+    }
+
+    /// The bottom border.
+    pub fn bottom(&self) -> Line<'static> {
+        Line::from(vec![
+            Span::raw(self.margin.clone()),
+            Span::styled(format!("╰{}╯", "─".repeat(self.inner)), self.border),
+        ])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -35,13 +35,15 @@ impl Message {
 
     /// The concatenated text parts of this message.
     pub fn text(&self) -> String {
-        let mut out = String::new();
-        for part in &self.content {
-            if let Part::Text { text } = part {
-                out.push_str(text);
-            }
-        }
-        out
+        self.texts().collect()
+    }
+
+    /// The text parts of this message, in order.
+    pub fn texts(&self) -> impl Iterator<Item = &str> {
+        self.content.iter().filter_map(|p| match p {
+            Part::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
     }
 
     /// The tool calls of this message, in order.

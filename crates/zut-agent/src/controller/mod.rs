@@ -436,16 +436,33 @@ impl Controller {
         self.shared.lock().user_context.push(text);
     }
 
+    /// Says that this front end offers `/btw`: from now on the worker takes
+    /// the side-question kit at every job boundary (at once when idle).
+    /// Front ends that never ask (print mode) do not call it, and their
+    /// turns do not pay for the kit.
+    pub fn offer_side_questions(&self) {
+        let first = {
+            let mut st = self.shared.lock();
+            !std::mem::replace(&mut st.side_wanted, true)
+        };
+        if first {
+            self.shared.wake.notify_one();
+        }
+    }
+
     /// `/btw`: asks `question` about the conversation as of the last job
     /// boundary (a running prompt is not waited for) and returns the
     /// answer. Nothing is added to the conversation, the session file or
-    /// the event stream. Errors: no model, the provider's error.
+    /// the event stream. Errors: no model, the provider's error, no kit
+    /// yet (a front end that did not call
+    /// [`Controller::offer_side_questions`] gets one from the next boundary).
     pub fn side_question(
         &self,
         question: String,
     ) -> impl std::future::Future<Output = Result<crate::side_question::SideAnswer, String>>
            + Send
            + 'static {
+        self.offer_side_questions();
         let (kit, messages) = {
             let st = self.shared.lock();
             (st.side.clone(), st.messages.clone())

@@ -48,6 +48,10 @@ pub(crate) struct Inner {
     pub(crate) user_context: Vec<String>,
     /// What `/btw` needs, as of the last job boundary.
     pub(crate) side: Option<Arc<crate::side_question::SideKit>>,
+    /// A front end offers `/btw` ([`super::Controller::offer_side_questions`]):
+    /// only then is the kit taken at job boundaries (it costs a copy of the
+    /// tools' schemas and the system prompt; print mode never asks).
+    pub(crate) side_wanted: bool,
     /// The provider configuration `/model <provider>/<id>` switched to
     /// (`None`: the one the conversation started with).
     pub(crate) switched: Option<zut_providers::ProviderConfig>,
@@ -145,6 +149,7 @@ impl Shared {
                 elicitations: Default::default(),
                 user_context: Vec::new(),
                 side: None,
+                side_wanted: false,
                 switched: None,
                 web_tools: agent
                     .config()

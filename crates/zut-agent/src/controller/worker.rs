@@ -28,7 +28,8 @@ pub(crate) async fn run(
             let _ = ready.send(true);
         }
     }
-    // The `/btw` kit is taken again at every job boundary.
+    // The `/btw` kit is taken again at every job boundary, once a front
+    // end offers side questions.
     let mut side_stale = true;
     loop {
         let wake = shared.wake.notified();
@@ -38,7 +39,7 @@ pub(crate) async fn run(
                 st.refresh(&agent);
                 side_stale = true;
             }
-            if side_stale {
+            if side_stale && st.side_wanted {
                 st.side = Some(Arc::new(agent.side_kit()));
                 side_stale = false;
             }

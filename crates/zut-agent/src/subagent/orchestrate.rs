@@ -150,9 +150,7 @@ impl Agent {
             content: json_blocks(&message.content),
             time: now_rfc3339(),
         });
-        let persisted = self.persist_message(&message, Vec::new());
-        self.transcript.push(message);
-        Some(persisted)
+        Some(self.record_message(message, Vec::new()))
     }
 }
 

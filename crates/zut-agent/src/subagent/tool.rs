@@ -198,7 +198,7 @@ impl Agent {
         tools.push(ToolEntry {
             name: TOOL_NAME.to_string(),
             description: description(Some(&rt)),
-            schema: schema(),
+            schema: schema().into(),
             owner: ToolOwner::Subagent,
             deferred: false,
         });

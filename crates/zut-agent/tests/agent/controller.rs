@@ -355,3 +355,66 @@ async fn done_comes_after_the_messages_and_state_are_updated() {
     }
     c.shutdown().await;
 }
+
+/// `/btw` is offered by a front end: the kit is taken once it is, and the
+/// answer comes from the conversation as of the last job boundary without
+/// being added to it. A controller nobody offers it on never takes one
+/// (print mode's turns do not pay for it), so its first question is told
+/// to ask again, and the next one is answered.
+#[tokio::test]
+async fn side_questions_are_answered_once_a_front_end_offers_them() {
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_text("the word is pear"));
+    let (c, mut stream) = Controller::new(agent(&env, &server, "anthropic", None), None);
+    c.prompt(text("remember pear"), None);
+    until_finished(&mut stream, 1).await;
+    c.wait_idle().await;
+    let first = c.side_question("which word?".into()).await;
+    assert_eq!(
+        first.err().as_deref(),
+        Some("the conversation is still starting; ask again")
+    );
+    // Asking offered them: the idle worker takes the kit at once.
+    server.push(Script::anthropic_text("pear"));
+    let mut answer = None;
+    for _ in 0..100 {
+        match c.side_question("which word?".into()).await {
+            Ok(a) => {
+                answer = Some(a);
+                break;
+            }
+            Err(e) if e.contains("ask again") => {
+                tokio::time::sleep(Duration::from_millis(20)).await
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert_eq!(answer.expect("the kit was never taken").text, "pear");
+    let asked = server.requests().pop().unwrap();
+    let msgs = asked.body["messages"].as_array().unwrap();
+    assert!(
+        msgs.len() >= 3,
+        "the side question saw the conversation: {msgs:?}"
+    );
+    assert_eq!(c.state().message_count, 2, "nothing was added");
+
+    // A front end that offers them before asking gets its answer.
+    server.push(Script::anthropic_text("apple"));
+    let (c2, _stream2) = Controller::new(agent(&env, &server, "anthropic", None), None);
+    c2.offer_side_questions();
+    let mut got = None;
+    for _ in 0..100 {
+        match c2.side_question("a fruit?".into()).await {
+            Ok(a) => {
+                got = Some(a);
+                break;
+            }
+            Err(e) if e.contains("ask again") => {
+                tokio::time::sleep(Duration::from_millis(20)).await
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert_eq!(got.expect("no kit").text, "apple");
+}

@@ -113,15 +113,7 @@ fn wait_until(
 /// SIGKILL to the child's process group (it leads one, see
 /// [`run_until`]), then reaps the child.
 fn kill_group(child: &mut Child) {
-    #[cfg(unix)]
-    if let Ok(pid) = i32::try_from(child.id()) {
-        // SAFETY: kill(2) has no memory-safety preconditions; the negative
-        // pid addresses the process group the child leads, and errors such
-        // as ESRCH (already gone) are harmless here.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
-    }
+    zut_process::signal_group(child.id(), zut_process::SIGKILL);
     let _ = child.kill();
     let _ = child.wait();
 }

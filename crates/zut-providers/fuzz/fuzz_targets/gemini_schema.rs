@@ -21,7 +21,7 @@ fuzz_target!(|data: &[u8]| {
         tools: vec![ToolSpec {
             name: "t".into(),
             description: String::new(),
-            input_schema: schema,
+            input_schema: schema.into(),
             activated_after: None,
         }],
         max_tokens: 16,

@@ -60,7 +60,7 @@ pub(crate) fn body_with(req: &Request, model: &str, reasoning: Reasoning) -> Val
                 json!({
                     "name": t.name,
                     "description": t.description,
-                    "input_schema": t.input_schema,
+                    "input_schema": *t.input_schema,
                 })
             })
             .collect();
@@ -121,15 +121,7 @@ fn block(part: &Part, role: Role) -> Option<Value> {
         }
         Part::Image { mime_type, data } => Some(image(mime_type, data)),
         Part::Thinking { text, signature } => {
-            // Only the assistant's own signed thinking can be sent back.
-            if role != Role::Assistant {
-                return None;
-            }
-            let signature = signature.as_deref()?;
-            // A Responses reasoning item (another wire's) cannot be replayed here.
-            if signature.starts_with(crate::responses::REASONING_PREFIX) {
-                return None;
-            }
+            let signature = replayable(role, signature.as_deref())?;
             if let Some(data) = signature.strip_prefix(REDACTED_THINKING_PREFIX) {
                 return Some(json!({"type": "redacted_thinking", "data": data}));
             }
@@ -172,6 +164,15 @@ fn block(part: &Part, role: Role) -> Option<Value> {
     }
 }
 
+/// The signature of thinking that can be sent back: only the assistant's own
+/// signed thinking, and not a Responses reasoning item (another wire's).
+pub(super) fn replayable(role: Role, signature: Option<&str>) -> Option<&str> {
+    if role != Role::Assistant {
+        return None;
+    }
+    signature.filter(|s| !s.starts_with(crate::responses::REASONING_PREFIX))
+}
+
 fn image(mime_type: &str, data: &str) -> Value {
     json!({
         "type": "image",
@@ -182,21 +183,13 @@ fn image(mime_type: &str, data: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::ToolSpec;
+    use crate::types::fixtures;
 
     fn request(messages: Vec<Message>) -> Request {
         Request {
-            model: "m".into(),
-            system: "sys".into(),
-            messages,
-            tools: vec![ToolSpec {
-                name: "read".into(),
-                description: "Read a file".into(),
-                input_schema: json!({"type": "object"}),
-                activated_after: None,
-            }],
             max_tokens: 1000,
             reasoning: Reasoning::Off,
+            ..fixtures::request(messages)
         }
     }
 
@@ -205,28 +198,12 @@ mod tests {
         let body = body(
             &request(vec![
                 Message::user_text("hi"),
-                Message {
-                    role: Role::Assistant,
-                    content: vec![
-                        Part::Thinking {
-                            text: "hmm".into(),
-                            signature: Some("sig".into()),
-                        },
-                        Part::Thinking {
-                            text: String::new(),
-                            signature: Some(format!("{REDACTED_THINKING_PREFIX}abc")),
-                        },
-                        Part::Thinking {
-                            text: "unsigned".into(),
-                            signature: None,
-                        },
-                        Part::ToolCall {
-                            id: "t1".into(),
-                            name: "read".into(),
-                            args: json!({"path": "a"}),
-                        },
-                    ],
-                },
+                fixtures::assistant(vec![
+                    fixtures::thinking("hmm", Some("sig")),
+                    fixtures::thinking("", Some(&format!("{REDACTED_THINKING_PREFIX}abc"))),
+                    fixtures::thinking("unsigned", None),
+                    fixtures::call("t1", "read", json!({"path": "a"})),
+                ]),
                 Message {
                     role: Role::User,
                     content: vec![

@@ -134,7 +134,7 @@ impl Serialize for Tool<'_> {
             m.serialize_entry("cache_control", &Ephemeral)?;
         }
         m.serialize_entry("description", &self.spec.description)?;
-        m.serialize_entry("input_schema", &self.spec.input_schema)?;
+        m.serialize_entry("input_schema", self.spec.input_schema.as_ref())?;
         m.serialize_entry("name", &self.spec.name)?;
         m.end()
     }
@@ -158,13 +158,7 @@ impl<'a> Block<'a> {
             Part::Text { text } => Self::Text(text),
             Part::Image { mime_type, data } => Self::Image(mime_type, data),
             Part::Thinking { text, signature } => {
-                if role != Role::Assistant {
-                    return None;
-                }
-                let signature = signature.as_deref()?;
-                if signature.starts_with(crate::responses::REASONING_PREFIX) {
-                    return None;
-                }
+                let signature = super::request::replayable(role, signature.as_deref())?;
                 match signature.strip_prefix(REDACTED_THINKING_PREFIX) {
                     Some(data) => Self::Redacted(data),
                     None => Self::Thinking(text, signature),

@@ -258,12 +258,12 @@ impl Decoder {
                     message: "unknown stream error".into(),
                 });
                 let retryable = error_type_retryable(&error.kind, &error.message);
-                return Err(ProviderError::Api {
-                    provider: provider.to_string(),
-                    kind: error.kind,
-                    message: error.message,
+                return Err(ProviderError::api(
+                    provider,
+                    error.kind,
+                    error.message,
                     retryable,
-                });
+                ));
             }
             _ => {} // ping and future event types
         }

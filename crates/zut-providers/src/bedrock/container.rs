@@ -12,7 +12,7 @@ use std::time::SystemTime;
 
 use serde_json::Value;
 
-use super::process::{parse_rfc3339, Keys};
+use super::process::{json_field, Keys};
 use super::temporary::{timeout, Fetch};
 
 /// ECS's credentials host for relative URIs.
@@ -118,32 +118,7 @@ pub(crate) async fn fetch(
 fn parse(text: &str) -> Result<(Keys, Option<SystemTime>), String> {
     let v: Value = serde_json::from_str(text)
         .map_err(|e| format!("the container credentials are not JSON ({e})"))?;
-    let field = |k: &str| {
-        v.get(k)
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-    };
-    let (Some(access_key_id), Some(secret_access_key)) =
-        (field("AccessKeyId"), field("SecretAccessKey"))
-    else {
-        return Err("the container credentials lack AccessKeyId or SecretAccessKey".into());
-    };
-    let expires = match field("Expiration") {
-        None => None,
-        Some(t) => Some(
-            parse_rfc3339(&t)
-                .ok_or_else(|| format!("the container Expiration {t:?} is not a time"))?,
-        ),
-    };
-    Ok((
-        Keys {
-            access_key_id,
-            secret_access_key,
-            session_token: field("Token"),
-        },
-        expires,
-    ))
+    Keys::from_fields(|k| json_field(&v, k), "Token", "the container's answer")
 }
 
 #[cfg(test)]

@@ -123,35 +123,48 @@ fn parse(text: &str) -> Result<(Keys, Option<SystemTime>), String> {
         Some(1) => {}
         _ => return Err("its output has no \"Version\": 1".into()),
     }
-    let field = |k: &str| {
-        v.get(k)
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-    };
-    let (Some(access_key_id), Some(secret_access_key)) =
-        (field("AccessKeyId"), field("SecretAccessKey"))
-    else {
-        return Err("its output lacks AccessKeyId or SecretAccessKey".into());
-    };
-    let expires = match field("Expiration") {
-        None => None,
-        Some(t) => Some(
-            parse_rfc3339(&t)
-                .ok_or_else(|| format!("its Expiration {t:?} is not an RFC 3339 time"))?,
-        ),
-    };
+    let (keys, expires) = Keys::from_fields(|k| json_field(&v, k), "SessionToken", "its output")?;
     if expires.is_some_and(|at| at <= SystemTime::now()) {
         return Err("it printed credentials that have already expired".into());
     }
-    Ok((
-        Keys {
+    Ok((keys, expires))
+}
+
+/// A non-empty string field of a JSON object.
+pub(crate) fn json_field(v: &Value, key: &str) -> Option<String> {
+    v.get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+impl Keys {
+    /// The keys and expiry named `AccessKeyId`, `SecretAccessKey`, `token`
+    /// and `Expiration` (RFC 3339) in an answer read by `field`; `source`
+    /// names the answer in errors ("the STS answer").
+    pub(crate) fn from_fields(
+        field: impl Fn(&str) -> Option<String>,
+        token: &str,
+        source: &str,
+    ) -> Result<(Keys, Option<SystemTime>), String> {
+        let (Some(access_key_id), Some(secret_access_key)) =
+            (field("AccessKeyId"), field("SecretAccessKey"))
+        else {
+            return Err(format!("{source} lacks AccessKeyId or SecretAccessKey"));
+        };
+        let expires = match field("Expiration") {
+            None => None,
+            Some(t) => Some(parse_rfc3339(&t).ok_or_else(|| {
+                format!("the Expiration {t:?} in {source} is not an RFC 3339 time")
+            })?),
+        };
+        let keys = Keys {
             access_key_id,
             secret_access_key,
-            session_token: field("SessionToken"),
-        },
-        expires,
-    ))
+            session_token: field(token),
+        };
+        Ok((keys, expires))
+    }
 }
 
 /// `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)` as a time.

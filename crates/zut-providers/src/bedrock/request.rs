@@ -62,7 +62,7 @@ pub(crate) fn body(
                 json!({"toolSpec": {
                     "name": t.name,
                     "description": t.description,
-                    "inputSchema": {"json": t.input_schema},
+                    "inputSchema": {"json": *t.input_schema},
                 }})
             })
             .collect();
@@ -154,7 +154,7 @@ fn image(mime_type: &str, data: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::ToolSpec;
+    use crate::types::{fixtures, ToolSpec};
 
     #[test]
     fn claude_body_with_thinking_tools_and_cache_points() {
@@ -163,33 +163,16 @@ mod tests {
             system: "be brief".into(),
             messages: vec![
                 Message::user_text("hi"),
-                Message {
-                    role: Role::Assistant,
-                    content: vec![
-                        Part::Thinking {
-                            text: "hmm".into(),
-                            signature: Some("sig".into()),
-                        },
-                        Part::ToolCall {
-                            id: "t1".into(),
-                            name: "ls".into(),
-                            args: json!({"p": 1}),
-                        },
-                    ],
-                },
-                Message {
-                    role: Role::User,
-                    content: vec![Part::ToolResult {
-                        call_id: "t1".into(),
-                        is_error: true,
-                        content: vec![Part::Text { text: "no".into() }],
-                    }],
-                },
+                fixtures::assistant(vec![
+                    fixtures::thinking("hmm", Some("sig")),
+                    fixtures::call("t1", "ls", json!({"p": 1})),
+                ]),
+                fixtures::result("t1", true, "no"),
             ],
             tools: vec![ToolSpec {
                 name: "ls".into(),
                 description: "list".into(),
-                input_schema: json!({"type": "object"}),
+                input_schema: json!({"type": "object"}).into(),
                 activated_after: None,
             }],
             max_tokens: 1000,

@@ -11,7 +11,7 @@ use std::time::SystemTime;
 use serde_json::Value;
 use sha1::{Digest, Sha1};
 
-use super::process::{parse_rfc3339, Keys};
+use super::process::{json_field, parse_rfc3339, Keys};
 use super::temporary::{from_millis, timeout, Fetch};
 
 /// `~/.aws/sso/cache/<hex sha1 of key>.json`.
@@ -118,13 +118,7 @@ fn parse(text: &str) -> Result<(Keys, Option<SystemTime>), String> {
     let creds = v
         .get("roleCredentials")
         .ok_or("the SSO portal's answer has no roleCredentials")?;
-    let field = |k: &str| {
-        creds
-            .get(k)
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-    };
+    let field = |k: &str| json_field(creds, k);
     let (Some(access_key_id), Some(secret_access_key)) =
         (field("accessKeyId"), field("secretAccessKey"))
     else {

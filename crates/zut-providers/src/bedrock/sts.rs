@@ -4,7 +4,7 @@
 
 use std::time::SystemTime;
 
-use super::process::{parse_rfc3339, Keys};
+use super::process::Keys;
 use super::temporary::{signing_keys, timeout, Fetch};
 
 /// The form body of an STS call (`Version=2011-06-15`).
@@ -127,26 +127,7 @@ pub(crate) async fn assume(
 /// The keys and expiry in an STS answer.
 fn parse(text: &str) -> Result<(Keys, Option<SystemTime>), String> {
     let creds = between(text, "Credentials").ok_or("the STS answer has no Credentials")?;
-    let (Some(access_key_id), Some(secret_access_key)) = (
-        element(creds, "AccessKeyId"),
-        element(creds, "SecretAccessKey"),
-    ) else {
-        return Err("the STS answer lacks AccessKeyId or SecretAccessKey".into());
-    };
-    let expires = match element(creds, "Expiration") {
-        None => None,
-        Some(t) => Some(
-            parse_rfc3339(&t).ok_or_else(|| format!("the STS Expiration {t:?} is not a time"))?,
-        ),
-    };
-    Ok((
-        Keys {
-            access_key_id,
-            secret_access_key,
-            session_token: element(creds, "SessionToken"),
-        },
-        expires,
-    ))
+    Keys::from_fields(|k| element(creds, k), "SessionToken", "the STS answer")
 }
 
 /// The raw text inside the first `<tag>…</tag>`.

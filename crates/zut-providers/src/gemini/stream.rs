@@ -320,10 +320,5 @@ fn api_error(provider: &str, error: &WireError) -> ProviderError {
             status.as_str(),
             "RESOURCE_EXHAUSTED" | "UNAVAILABLE" | "INTERNAL" | "DEADLINE_EXCEEDED"
         );
-    ProviderError::Api {
-        provider: provider.to_string(),
-        kind: status,
-        message: error.message.clone(),
-        retryable,
-    }
+    ProviderError::api(provider, status, error.message.clone(), retryable)
 }

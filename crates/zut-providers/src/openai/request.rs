@@ -98,7 +98,7 @@ fn tool_json(t: &ToolSpec) -> Value {
         "function": {
             "name": t.name,
             "description": t.description,
-            "parameters": t.input_schema,
+            "parameters": *t.input_schema,
         },
     })
 }
@@ -134,25 +134,14 @@ fn user_content(parts: &[&Part]) -> Option<Value> {
 fn push_message(out: &mut Vec<Value>, msg: &Message) {
     match msg.role {
         Role::Assistant => {
-            let text: String = msg
-                .content
-                .iter()
-                .filter_map(|p| match p {
-                    Part::Text { text } => Some(text.as_str()),
-                    _ => None,
-                })
-                .collect();
+            let text = msg.text();
             let calls: Vec<Value> = msg
-                .content
-                .iter()
-                .filter_map(|p| match p {
-                    Part::ToolCall { id, name, args } => Some(json!({
-                        "id": id,
-                        "type": "function",
-                        "function": {"name": name, "arguments": crate::responses::request::arguments_text(args)},
-                    })),
-                    _ => None,
-                })
+                .tool_calls()
+                .map(|(id, name, args)| json!({
+                    "id": id,
+                    "type": "function",
+                    "function": {"name": name, "arguments": crate::responses::request::arguments_text(args)},
+                }))
                 .collect();
             if text.is_empty() && calls.is_empty() {
                 return;
@@ -213,60 +202,18 @@ fn push_message(out: &mut Vec<Value>, msg: &Message) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::ToolSpec;
+    use crate::types::{fixtures, ToolSpec};
 
     #[test]
     fn serializes_conversation() {
-        let req = Request {
-            model: "m".into(),
-            system: "sys".into(),
-            messages: vec![
-                Message {
-                    role: Role::User,
-                    content: vec![
-                        Part::Text {
-                            text: "look".into(),
-                        },
-                        Part::Image {
-                            mime_type: "image/png".into(),
-                            data: "AAA=".into(),
-                        },
-                    ],
-                },
-                Message {
-                    role: Role::Assistant,
-                    content: vec![
-                        Part::Thinking {
-                            text: "hmm".into(),
-                            signature: None,
-                        },
-                        Part::ToolCall {
-                            id: "c1".into(),
-                            name: "read".into(),
-                            args: json!({"path": "x"}),
-                        },
-                    ],
-                },
-                Message {
-                    role: Role::User,
-                    content: vec![Part::ToolResult {
-                        call_id: "c1".into(),
-                        is_error: false,
-                        content: vec![Part::Text {
-                            text: "contents".into(),
-                        }],
-                    }],
-                },
-            ],
-            tools: vec![ToolSpec {
-                name: "read".into(),
-                description: "d".into(),
-                input_schema: json!({"type": "object"}),
-                activated_after: None,
-            }],
-            max_tokens: 100,
-            reasoning: Reasoning::High,
-        };
+        let req = fixtures::request(vec![
+            fixtures::look_at_image(),
+            fixtures::assistant(vec![
+                fixtures::thinking("hmm", None),
+                fixtures::call("c1", "read", json!({"path": "x"})),
+            ]),
+            fixtures::result("c1", false, "contents"),
+        ]);
         let body = body(&req, "model-x", true);
         assert_eq!(body["max_completion_tokens"], 100);
         assert_eq!(body["reasoning_effort"], "high");
@@ -294,16 +241,7 @@ mod tests {
         let req = Request {
             model: "m".into(),
             system: String::new(),
-            messages: vec![Message {
-                role: Role::User,
-                content: vec![Part::ToolResult {
-                    call_id: "c1".into(),
-                    is_error: true,
-                    content: vec![Part::Text {
-                        text: "no such file".into(),
-                    }],
-                }],
-            }],
+            messages: vec![fixtures::result("c1", true, "no such file")],
             tools: vec![],
             max_tokens: 7,
             reasoning: Reasoning::Off,
@@ -317,7 +255,7 @@ mod tests {
         let tool = |name: &str, activated_after: Option<usize>| ToolSpec {
             name: name.into(),
             description: format!("{name} tool"),
-            input_schema: json!({"type": "object"}),
+            input_schema: json!({"type": "object"}).into(),
             activated_after,
         };
         let req = Request {
@@ -325,24 +263,8 @@ mod tests {
             system: "sys".into(),
             messages: vec![
                 Message::user_text("weather?"),
-                Message {
-                    role: Role::Assistant,
-                    content: vec![Part::ToolCall {
-                        id: "c1".into(),
-                        name: "search_tools".into(),
-                        args: json!({}),
-                    }],
-                },
-                Message {
-                    role: Role::User,
-                    content: vec![Part::ToolResult {
-                        call_id: "c1".into(),
-                        is_error: false,
-                        content: vec![Part::Text {
-                            text: "found".into(),
-                        }],
-                    }],
-                },
+                fixtures::assistant(vec![fixtures::call("c1", "search_tools", json!({}))]),
+                fixtures::result("c1", false, "found"),
             ],
             tools: vec![tool("search_tools", None), tool("lookup_weather", Some(2))],
             max_tokens: 7,

@@ -190,12 +190,7 @@ fn stream_error(provider: &str, error: &serde_json::Value) -> ProviderError {
         .or_else(|| numeric.map(|c| format!("error {c}")))
         .unwrap_or_else(|| "error".to_string());
     let retryable = error_type_retryable(&kind, &message) || numeric.is_some_and(status_retryable);
-    ProviderError::Api {
-        provider: provider.to_string(),
-        kind,
-        message,
-        retryable,
-    }
+    ProviderError::api(provider, kind, message, retryable)
 }
 
 impl Decoder {

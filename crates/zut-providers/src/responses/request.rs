@@ -62,7 +62,7 @@ pub(crate) fn body(req: &Request, model: &str, reasoning: Reasoning) -> Value {
                     "type": "function",
                     "name": t.name,
                     "description": t.description,
-                    "parameters": t.input_schema,
+                    "parameters": *t.input_schema,
                     "strict": false,
                 })
             })
@@ -194,65 +194,21 @@ fn push_message(out: &mut Vec<Value>, msg: &Message) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::ToolSpec;
-
-    fn request(messages: Vec<Message>) -> Request {
-        Request {
-            model: "m".into(),
-            system: "sys".into(),
-            messages,
-            tools: vec![ToolSpec {
-                name: "read".into(),
-                description: "d".into(),
-                input_schema: json!({"type": "object"}),
-                activated_after: None,
-            }],
-            max_tokens: 100,
-            reasoning: Reasoning::High,
-        }
-    }
+    use crate::types::fixtures::{self, request};
 
     #[test]
     fn serializes_a_conversation_as_input_items() {
         let req = request(vec![
-            Message {
-                role: Role::User,
-                content: vec![
-                    Part::Text {
-                        text: "look".into(),
-                    },
-                    Part::Image {
-                        mime_type: "image/png".into(),
-                        data: "AAA=".into(),
-                    },
-                ],
-            },
-            Message {
-                role: Role::Assistant,
-                content: vec![
-                    Part::Thinking {
-                        text: "plan".into(),
-                        signature: Some(super::super::signature("rs_1", "enc")),
-                    },
-                    Part::Thinking {
-                        text: "anthropic thinking".into(),
-                        signature: Some("EqQB".into()),
-                    },
-                    Part::Text {
-                        text: "reading".into(),
-                    },
-                    Part::ToolCall {
-                        id: "call_1|fc_1".into(),
-                        name: "read".into(),
-                        args: json!({"path": "x"}),
-                    },
-                    Part::ToolCall {
-                        id: "call_2".into(),
-                        name: "read".into(),
-                        args: json!("{not json"),
-                    },
-                ],
-            },
+            fixtures::look_at_image(),
+            fixtures::assistant(vec![
+                fixtures::thinking("plan", Some(&super::super::signature("rs_1", "enc"))),
+                fixtures::thinking("anthropic thinking", Some("EqQB")),
+                Part::Text {
+                    text: "reading".into(),
+                },
+                fixtures::call("call_1|fc_1", "read", json!({"path": "x"})),
+                fixtures::call("call_2", "read", json!("{not json")),
+            ]),
             Message {
                 role: Role::User,
                 content: vec![

@@ -164,12 +164,7 @@ fn api_error(provider: &str, code: Option<&Value>, message: Option<&str>) -> Pro
         || kind
             .parse::<u16>()
             .is_ok_and(crate::error::status_retryable);
-    ProviderError::Api {
-        provider: provider.to_string(),
-        kind,
-        message,
-        retryable,
-    }
+    ProviderError::api(provider, kind, message, retryable)
 }
 
 impl Decoder {

@@ -150,12 +150,8 @@ impl Decoder {
                 let e = v.get("error").unwrap_or(&Value::Null);
                 let kind = str_of(e, "type").to_string();
                 let message = str_of(e, "message").to_string();
-                return Err(ProviderError::Api {
-                    provider: provider.to_string(),
-                    retryable: error_type_retryable(&kind, &message),
-                    kind,
-                    message,
-                });
+                let retryable = error_type_retryable(&kind, &message);
+                return Err(ProviderError::api(provider, kind, message, retryable));
             }
             _ => {}
         }
@@ -266,11 +262,11 @@ mod tests {
     use super::*;
 
     fn run(events: &[Value]) -> Result<WebSearchOutcome, ProviderError> {
-        let mut d = Decoder::default();
-        for e in events {
-            d.event("anthropic", e)?;
-        }
-        d.finish("anthropic")
+        super::super::decode_events(
+            super::super::ServerSearchKind::Anthropic,
+            "anthropic",
+            events,
+        )
     }
 
     #[test]

@@ -328,6 +328,21 @@ impl Decoder {
     }
 }
 
+/// The outcome of `events` (each sent as one SSE data line) through the
+/// decoder of `kind`: the wire decoders' unit tests.
+#[cfg(test)]
+pub(super) fn decode_events(
+    kind: ServerSearchKind,
+    provider: &str,
+    events: &[Value],
+) -> Result<WebSearchOutcome, ProviderError> {
+    let mut decoder = Decoder::new(kind);
+    for e in events {
+        decoder.event(provider, "", &e.to_string())?;
+    }
+    decoder.finish(provider)
+}
+
 fn event_name(name: &str) -> String {
     if name.is_empty() {
         String::new()

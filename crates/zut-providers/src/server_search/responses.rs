@@ -295,12 +295,8 @@ fn api_error(provider: &str, e: &Value, fallback: &str) -> ProviderError {
         .unwrap_or(fallback)
         .to_string();
     let message = str_of(e, "message").to_string();
-    ProviderError::Api {
-        provider: provider.to_string(),
-        retryable: error_type_retryable(&kind, &message),
-        kind,
-        message,
-    }
+    let retryable = error_type_retryable(&kind, &message);
+    ProviderError::api(provider, kind, message, retryable)
 }
 
 #[cfg(test)]
@@ -309,11 +305,7 @@ mod tests {
     use super::*;
 
     fn run(events: &[Value]) -> Result<WebSearchOutcome, ProviderError> {
-        let mut d = Decoder::default();
-        for e in events {
-            d.event("openai", e)?;
-        }
-        d.finish("openai")
+        super::super::decode_events(super::super::ServerSearchKind::Responses, "openai", events)
     }
 
     #[test]

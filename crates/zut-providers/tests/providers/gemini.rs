@@ -270,7 +270,7 @@ async fn a_schema_gemini_cannot_express_fails_before_sending() {
         name: "tree".into(),
         description: "a tree".into(),
         input_schema: json!({"type": "object", "properties": {"root": {"$ref": "#/$defs/Node"}},
-            "$defs": {"Node": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}}),
+            "$defs": {"Node": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}}).into(),
         activated_after: None,
     }];
     let err = run(&gemini(&server, "gemini-2.5-flash"), &req)

@@ -120,18 +120,7 @@ mod tests {
 
     fn screen(p: &Picker) -> String {
         let theme = crate::theme::Theme::new(crate::theme::ColorDepth::None);
-        super::super::rows(p, 72, 12, &theme)
-            .iter()
-            .map(|l| {
-                l.spans
-                    .iter()
-                    .map(|s| s.content.as_ref())
-                    .collect::<String>()
-                    .trim_end()
-                    .to_string()
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
+        super::super::plain(p, 72, 12, &theme)
     }
 
     #[test]

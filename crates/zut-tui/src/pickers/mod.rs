@@ -496,7 +496,7 @@ pub(crate) fn paste(app: &mut App, text: &str) {
     theme::preview(app, &Outcome::Stay);
 }
 
-pub use render::rows;
+pub use render::{plain, rows};
 
 /// Ctrl+1..9: the model of that quick-model slot (`/model slot:N`, which
 /// the conversation side resolves from config.json); not while a turn runs.

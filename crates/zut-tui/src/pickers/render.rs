@@ -11,28 +11,34 @@ use crate::wrap;
 /// Widest frame.
 const MAX_WIDTH: usize = 100;
 
+/// [`rows`] as plain text without styles, one row a line, trailing spaces
+/// trimmed (what a test or a log compares).
+pub fn plain(p: &Picker, width: usize, max: usize, theme: &Theme) -> String {
+    rows(p, width, max, theme)
+        .iter()
+        .map(|l| {
+            l.spans
+                .iter()
+                .map(|s| s.content.as_ref())
+                .collect::<String>()
+                .trim_end()
+                .to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The picker's rows for a screen `width` wide, at most `max` rows.
 pub fn rows(p: &Picker, width: usize, max: usize, theme: &Theme) -> Vec<Line<'static>> {
     if max < 6 {
         return vec![compact(p, width, theme)];
     }
-    let box_w = width.saturating_sub(4).clamp(10, MAX_WIDTH);
-    let margin = " ".repeat((width.saturating_sub(box_w)) / 2);
-    let inner = box_w.saturating_sub(2);
-    let border = theme.border;
-    let frame =
-        |content: Line<'static>| wrap::boxed_row(content, inner, &margin, ("│", "│"), border);
+    let frame_box = wrap::CentredBox::new(width, MAX_WIDTH, theme.border);
+    let inner = frame_box.inner;
+    let frame = |content: Line<'static>| frame_box.row(content);
     // Top border with the title in the middle.
     let title = format!(" {} ", crate::sanitize::clean_line(&p.title));
-    let title_w = wrap::width(&title).min(inner);
-    let left = (inner - title_w) / 2;
-    let right = inner - title_w - left;
-    let mut out = vec![Line::from(vec![
-        Span::raw(margin.clone()),
-        Span::styled(format!("╭{}", "─".repeat(left)), border),
-        Span::styled(title, theme.accent),
-        Span::styled(format!("{}╮", "─".repeat(right)), border),
-    ])];
+    let mut out = vec![frame_box.top(title, theme.accent)];
     let filter = if let Some(secret) = &p.secret {
         Line::from(vec![
             Span::styled(" key: ", theme.accent),
@@ -118,10 +124,7 @@ pub fn rows(p: &Picker, width: usize, max: usize, theme: &Theme) -> Vec<Line<'st
         ))));
     }
     out.push(frame(Line::default()));
-    out.push(Line::from(vec![
-        Span::raw(margin),
-        Span::styled(format!("╰{}╯", "─".repeat(inner)), border),
-    ]));
+    out.push(frame_box.bottom());
     out
 }
 

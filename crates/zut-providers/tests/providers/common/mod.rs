@@ -67,7 +67,8 @@ pub fn read_tool() -> ToolSpec {
             "type": "object",
             "properties": {"path": {"type": "string"}},
             "required": ["path"],
-        }),
+        })
+        .into(),
         activated_after: None,
     }
 }
