@@ -231,6 +231,33 @@ pub fn engine() -> Arc<Engine> {
     ENGINE.get_or_init(|| Arc::new(Engine::default())).clone()
 }
 
+/// Test-only environment variable: an RFC 3339 instant that the engine's
+/// clock ([`now`]) reads at its first reading in the process, advancing in
+/// real time from there. End-to-end tests set it a few seconds before a
+/// minute so that "the next minute" is seconds away instead of up to a
+/// minute of wall clock. Unset, empty or invalid: the system clock.
+pub const TEST_CLOCK_ENV: &str = "ZUT_TEST_SCHEDULE_CLOCK";
+
+/// The engine's clock: the system clock, shifted as [`TEST_CLOCK_ENV`]
+/// says when set.
+pub fn now() -> DateTime<Utc> {
+    static OFFSET: OnceLock<chrono::Duration> = OnceLock::new();
+    let real = Utc::now();
+    let offset = *OFFSET.get_or_init(|| {
+        let Some(value) = std::env::var(TEST_CLOCK_ENV).ok().filter(|v| !v.is_empty()) else {
+            return chrono::Duration::zero();
+        };
+        match DateTime::parse_from_rfc3339(value.trim()) {
+            Ok(start) => start.with_timezone(&Utc) - real,
+            Err(e) => {
+                tracing::warn!("{TEST_CLOCK_ENV}={value:?} ignored: {e}");
+                chrono::Duration::zero()
+            }
+        }
+    });
+    real + offset
+}
+
 fn rfc3339(t: DateTime<Utc>, zone: &Zone) -> String {
     t.with_timezone(zone)
         .fixed_offset()
@@ -366,7 +393,7 @@ impl Engine {
     pub async fn run(self: Arc<Self>, mut fire: impl FnMut(Due) + Send) {
         loop {
             let wait = match self.next_due() {
-                Some(t) => (t - Utc::now())
+                Some(t) => (t - now())
                     .to_std()
                     .unwrap_or_default()
                     // A sleeping machine: look again at least each minute.
@@ -377,7 +404,7 @@ impl Engine {
                 _ = tokio::time::sleep(wait) => {}
                 _ = self.changed.notified() => continue,
             }
-            for due in self.take_due(Utc::now()) {
+            for due in self.take_due(now()) {
                 fire(due);
             }
         }
@@ -474,7 +501,7 @@ impl Agent {
                 if cron.is_empty() || message.is_empty() {
                     return Err("cron and message are required when adding a task".into());
                 }
-                engine.add(&session, cron, message, Zone::system(), Utc::now())
+                engine.add(&session, cron, message, Zone::system(), now())
             }
             "list" => Ok(engine.list(&session)),
             "cancel" => {

@@ -8,7 +8,7 @@
 //! tree gives when serde_json's `preserve_order` feature is off; the zut
 //! binary has it on through agent-client-protocol, so there the tree's
 //! order differs, but every Anthropic request goes through this path and
-//! the prompt cache sees one order). `tests/anthropic_bytes.rs` checks the
+//! the prompt cache sees one order). `tests/providers/anthropic_bytes.rs` checks the
 //! two against each other with the tree's keys sorted.
 
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};

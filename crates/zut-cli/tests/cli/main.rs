@@ -1,0 +1,69 @@
+//! zut-cli's integration tests in one binary: one link and one harness
+//! (tests of every file run concurrently) instead of one per file (CI
+//! time, issue 18). Each module is one former `tests/<name>.rs`; run one
+//! with `cargo test -p zut-cli --test cli <name>::`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+mod rpc_support;
+
+mod acp;
+mod acp_elicitation;
+mod acp_subagents;
+mod agent_modes;
+mod auth;
+mod cloud_providers;
+mod code_tools;
+mod config;
+mod config_keys;
+mod cost;
+mod discovery;
+mod doctor;
+mod doctor_mcp;
+mod ext_build;
+mod ext_cli;
+mod ext_git;
+mod ext_install;
+mod ext_list;
+mod ext_manage;
+mod ext_new;
+mod ext_permissions;
+mod ext_test;
+mod goals;
+mod jail;
+mod long_sessions;
+mod lsp;
+mod orchestrate;
+mod plan_tool;
+mod resume_model;
+mod rpc;
+mod rpc_elicitation;
+mod rpc_model_switch;
+mod rpc_models;
+mod rpc_session;
+mod session_cmd;
+mod sessions;
+mod skills;
+mod subagent_events;
+mod subagent_jail;
+mod subagent_limits;
+mod subagent_policy;
+mod subagents;
+mod tui;
+mod tui_code_intel;
+mod tui_commands;
+mod tui_confirm;
+mod tui_elicitation;
+mod tui_ext;
+mod tui_goals;
+mod tui_jail;
+mod tui_long_sessions;
+mod tui_mcp;
+mod tui_models;
+mod tui_schedule;
+mod tui_sessions;
+mod tui_settings;
+mod tui_skills;
+mod tui_subagents;
+mod tui_web;
+mod update;
