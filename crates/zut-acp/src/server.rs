@@ -459,8 +459,12 @@ async fn pump(
                 crate::elicit::forward_once(conn, sid, &s.controller, &s.forwarded, ask);
                 continue;
             }
-            // The client's request is answered or dropped by then.
-            AgentEvent::McpElicitationClosed { .. } => continue,
+            // The server stopped waiting: the client's answer, if it
+            // comes, is refused by the controller.
+            AgentEvent::McpElicitationClosed { request_id } => {
+                s.forwarded.release(request_id);
+                continue;
+            }
             _ => {}
         }
         if let AgentEvent::ToolApprovalRequested {
