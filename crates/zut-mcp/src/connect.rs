@@ -57,6 +57,7 @@ pub(crate) async fn connect(cx: &ConnectCtx<'_>) -> Result<Connection, ConnectEr
         project: cx.project.to_path_buf(),
         home: cx.home.to_path_buf(),
         elicitation: cx.elicitation.clone(),
+        urls: Default::default(),
     };
     match transport {
         TransportConfig::Stdio { command, args, env } => {

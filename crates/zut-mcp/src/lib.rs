@@ -46,12 +46,13 @@ pub mod status;
 mod supervisor;
 mod tls;
 pub mod trust;
+mod url_flows;
 
 pub use call::CallError;
 pub use catalog::{McpPrompt, McpResource, McpTool, SkippedTool};
 pub use config::{Scope, ServerConfig, TransportConfig};
 pub use content::{McpContent, McpToolResult};
-pub use elicit::{Asker, Elicitation};
+pub use elicit::{Asker, Completer, Elicitation};
 pub use manager::{EnvLookup, McpManager, McpOptions};
 pub use settings::{LazyMode, McpSettings};
 pub use slot::ProgressFn;

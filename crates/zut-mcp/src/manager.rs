@@ -659,6 +659,13 @@ impl McpManager {
         self.set_elicitation_asker_modes(asker, zut_types::ElicitationModes::ALL);
     }
 
+    /// Tells `completer` when a server says the out-of-band flow of a
+    /// URL-mode request finished (`notifications/elicitation/complete`);
+    /// `None`: nobody is told (a still-open dialog is closed either way).
+    pub fn set_elicitation_completer(&self, completer: Option<crate::elicit::Completer>) {
+        self.inner.opts.elicitation.set_completer(completer);
+    }
+
     /// Lets a front end answer the servers' elicitations in `modes`
     /// (`None`: nobody can). Servers connected with another declaration
     /// reconnect, so each is told the truth (`elicitation` in its
