@@ -15,8 +15,9 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::v1::schema::{
-    CreateElicitationRequest, ElicitationAction, ElicitationFormMode, ElicitationMode,
-    ElicitationSchema, ElicitationSessionScope, ElicitationUrlMode, SessionId,
+    CompleteElicitationNotification, CreateElicitationRequest, ElicitationAction,
+    ElicitationFormMode, ElicitationMode, ElicitationSchema, ElicitationSessionScope,
+    ElicitationUrlMode, SessionId,
 };
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::Client;
@@ -156,6 +157,19 @@ pub(crate) fn watch(conn: &ConnectionTo<Client>, sid: SessionId, s: &crate::sess
     });
 }
 
+/// The ACP elicitation id of request `request_id` of `server` (URL mode).
+fn acp_id(server: &str, request_id: u64) -> String {
+    format!("zut-{server}-{request_id}")
+}
+
+/// Tells the client that the URL flow of request `request_id` finished
+/// (the MCP server's `notifications/elicitation/complete`).
+pub(crate) fn complete(conn: &ConnectionTo<Client>, server: &str, request_id: u64) {
+    let _ = conn.send_notification(CompleteElicitationNotification::new(acp_id(
+        server, request_id,
+    )));
+}
+
 /// Asks the client in a task of its own (the turn's updates keep
 /// flowing), then answers the controller and releases the claim.
 fn spawn(
@@ -174,9 +188,7 @@ fn spawn(
     } = ask;
     let scope = ElicitationSessionScope::new(sid);
     let mode: ElicitationMode = match url {
-        Some(url) => {
-            ElicitationUrlMode::new(scope, format!("zut-{server}-{request_id}"), url).into()
-        }
+        Some(url) => ElicitationUrlMode::new(scope, acp_id(&server, request_id), url).into(),
         None => match serde_json::from_value::<ElicitationSchema>(schema) {
             Ok(schema) => ElicitationFormMode::new(scope, schema).into(),
             Err(_) => {

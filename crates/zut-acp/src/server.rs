@@ -465,6 +465,12 @@ async fn pump(
                 s.forwarded.release(request_id);
                 continue;
             }
+            // The server says the URL flow finished: the client drops
+            // what it still shows for it (ACP `elicitation/complete`).
+            AgentEvent::McpElicitationComplete { request_id, server } => {
+                crate::elicit::complete(conn, &server, request_id);
+                continue;
+            }
             _ => {}
         }
         if let AgentEvent::ToolApprovalRequested {
