@@ -24,7 +24,9 @@ fn spawner() -> &'static Mutex<mpsc::Sender<Job>> {
             .name("zut-spawner".into())
             .spawn(move || {
                 for job in rx {
-                    job();
+                    // A job that panics fails its own caller (its reply
+                    // channel is dropped), not every later spawn.
+                    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
                 }
             });
         if let Err(e) = started {
@@ -58,8 +60,9 @@ where
     submit(Box::new(move || {
         let _ = tx.send(f());
     }))?;
-    rx.await
-        .map_err(|_| std::io::Error::other("spawner thread is gone"))
+    rx.await.map_err(|_| {
+        std::io::Error::other("the spawner thread did not finish the job (it panicked or is gone)")
+    })
 }
 
 /// Starts `cmd` (stdio as the caller set it) in its own process group with

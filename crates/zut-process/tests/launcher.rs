@@ -136,3 +136,14 @@ async fn work_on_the_spawner_thread_leaves_the_caller_free() {
         .unwrap();
     assert_eq!(first_line(&mut p).await, "ping");
 }
+
+/// A job that panics fails its own caller only: the spawner thread goes on
+/// with the next job (language servers and MCP servers share it).
+#[tokio::test]
+async fn a_panicking_job_does_not_stop_the_spawner_thread() {
+    let failed = zut_process::on_spawner_thread(|| -> u32 { panic!("job fails on purpose") }).await;
+    let e = failed.unwrap_err();
+    assert!(e.to_string().contains("did not finish the job"), "{e}");
+    let next = zut_process::on_spawner_thread(|| 7).await.unwrap();
+    assert_eq!(next, 7);
+}
