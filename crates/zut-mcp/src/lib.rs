@@ -27,6 +27,7 @@ mod connect;
 pub mod content;
 pub mod elicit;
 mod fsutil;
+mod gate;
 mod handler;
 pub mod launch;
 pub mod lazy;
