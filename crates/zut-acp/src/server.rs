@@ -459,8 +459,18 @@ async fn pump(
                 crate::elicit::forward_once(conn, sid, &s.controller, &s.forwarded, ask);
                 continue;
             }
-            // The client's request is answered or dropped by then.
-            AgentEvent::McpElicitationClosed { .. } => continue,
+            // The server stopped waiting: the client's answer, if it
+            // comes, is refused by the controller.
+            AgentEvent::McpElicitationClosed { request_id } => {
+                s.forwarded.release(request_id);
+                continue;
+            }
+            // The server says the URL flow finished: the client drops
+            // what it still shows for it (ACP `elicitation/complete`).
+            AgentEvent::McpElicitationComplete { request_id, server } => {
+                crate::elicit::complete(conn, &server, request_id);
+                continue;
+            }
             _ => {}
         }
         if let AgentEvent::ToolApprovalRequested {

@@ -20,9 +20,9 @@ pub(crate) struct Session {
     /// The session's cost so far (US dollars) and the model's context
     /// window, for `usage_update`.
     pub usage: Arc<std::sync::Mutex<crate::updates::UsageTotal>>,
-    /// The MCP elicitations already sent to the client (by the turn's
-    /// pump or, between prompts, by `crate::elicit::watch`).
-    pub forwarded: Arc<Mutex<std::collections::HashSet<u64>>>,
+    /// The MCP elicitations sent to the client and still waiting (by the
+    /// turn's pump or, between prompts, by `crate::elicit::watch`).
+    pub forwarded: Arc<crate::elicit::Forwarded>,
 }
 
 /// The connection's state.

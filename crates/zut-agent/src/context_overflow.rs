@@ -158,8 +158,16 @@ impl Agent {
             Wire::Anthropic | Wire::Bedrock => "explicit",
             Wire::OpenAi | Wire::Responses | Wire::Gemini | Wire::Vertex => "automatic",
         };
+        let mcp = self.mcp.as_ref();
         let mut on_event = |ev| {
             let first = matches!(ev, StreamEvent::RequestStarted { attempt: 1, .. });
+            if first {
+                // MCP servers held for `-p` start while this request goes
+                // out (zut_mcp::McpManager::start_default_held).
+                if let Some(m) = mcp {
+                    m.release_starts();
+                }
+            }
             if let Some(a) = map_stream_event(ev, &provider_name, &model, reasoning) {
                 sink(a);
             }

@@ -52,7 +52,16 @@ pub enum McpServers {
     Configured,
     /// Those, plus the servers an ACP client passed in `session/new`.
     WithAcp(Vec<serde_json::Value>),
+    /// [`McpServers::Configured`], their first start held until the first
+    /// model request is being sent, something waits for a server, or
+    /// [`MCP_HOLD`] has passed: the print modes (`-p`, `--json`,
+    /// `--stream`), whose first request would otherwise share the cores
+    /// with the servers' forks and start-up.
+    ConfiguredHeld,
 }
+
+/// The longest [`McpServers::ConfiguredHeld`] holds the servers' start.
+pub const MCP_HOLD: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// Which session file the conversation writes to.
 #[derive(Debug, Clone, Default)]
@@ -136,6 +145,12 @@ pub fn open(setup: Setup, session: SessionRequest) -> Result<Conversation, Strin
         McpServers::None => None,
         McpServers::Configured => {
             let (m, n) = zut_mcp::McpManager::start_default_with(&home, &cwd, jail, elicitation);
+            notes = n;
+            Some(m)
+        }
+        McpServers::ConfiguredHeld => {
+            let (m, n) =
+                zut_mcp::McpManager::start_default_held(&home, &cwd, jail, elicitation, MCP_HOLD);
             notes = n;
             Some(m)
         }

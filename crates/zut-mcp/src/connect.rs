@@ -57,40 +57,28 @@ pub(crate) async fn connect(cx: &ConnectCtx<'_>) -> Result<Connection, ConnectEr
         project: cx.project.to_path_buf(),
         home: cx.home.to_path_buf(),
         elicitation: cx.elicitation.clone(),
+        urls: Default::default(),
     };
     match transport {
         TransportConfig::Stdio { command, args, env } => {
-            let log = crate::fsutil::open_log(cx.home, &slot.config.name)
-                .map_err(|e| ConnectError::Failed(format!("cannot open its log: {e}")))?;
-            crate::fsutil::log_marker(
-                cx.home,
-                &slot.config.name,
-                &format!("starting {command} {}", args.join(" ")),
-            );
-            let jailed_at_start = cx.jail.is_jailed();
-            let confined = crate::sandbox::confinement(&slot.config, cx.jail, cx.home, cx.project)
-                .map_err(|e| ConnectError::Failed(format!("sandbox: {e}")))?;
-            if let Some(note) = &confined.note {
-                crate::fsutil::log_marker(cx.home, &slot.config.name, note);
-            }
-            if let Some(sb) = &confined.prepared {
-                crate::fsutil::log_marker(
-                    cx.home,
-                    &slot.config.name,
-                    &format!("confined: {}", sb.policy().summary()),
-                );
-                for note in sb.notes() {
-                    crate::fsutil::log_marker(
-                        cx.home,
-                        &slot.config.name,
-                        &format!("sandbox not enforced here: {note}"),
-                    );
-                }
-            }
-            slot.set_confined(Some(confined.word));
-            let (mut child, guard) =
-                crate::launch::spawn(&command, &args, &env, cx.project, log, confined.prepared)
-                    .map_err(|e| ConnectError::Failed(format!("cannot start `{command}`: {e}")))?;
+            let started = crate::launch::start_stdio(crate::launch::StdioStart {
+                config: slot.config.clone(),
+                command,
+                args,
+                env,
+                home: cx.home.to_path_buf(),
+                project: cx.project.to_path_buf(),
+                jail: cx.jail.clone(),
+            })
+            .await
+            .map_err(ConnectError::Failed)?;
+            let crate::launch::Started {
+                mut child,
+                guard,
+                confined,
+                jailed_at_start,
+            } = started;
+            slot.set_confined(Some(confined));
             if let Some(pid) = child.id() {
                 slot.pgid.store(pid, std::sync::atomic::Ordering::Relaxed);
             }
@@ -116,10 +104,10 @@ pub(crate) async fn connect(cx: &ConnectCtx<'_>) -> Result<Connection, ConnectEr
                     };
                     crate::launch::stop(&mut child, std::time::Duration::from_millis(100)).await;
                     guard.kill_stragglers();
-                    let jailed = if confined.word == "unconfined" {
+                    let jailed = if confined == "unconfined" {
                         String::new()
                     } else {
-                        format!(" (it ran {}: see docs/mcp.md, Sandbox)", confined.word)
+                        format!(" (it ran {confined}: see docs/mcp.md, Sandbox)")
                     };
                     Err(ConnectError::Failed(format!(
                         "initialize failed: {e}{exit}{jailed}; see {}",

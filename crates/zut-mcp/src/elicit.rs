@@ -23,12 +23,18 @@ use zut_types::ElicitationModes;
 pub type Asker =
     Arc<dyn Fn(ElicitationRequest) -> BoxFuture<'static, ElicitationAnswer> + Send + Sync>;
 
+/// Told that the out-of-band flow of URL-mode request `id` of `server`
+/// finished (the server sent `notifications/elicitation/complete`): the
+/// request's dialog, if still open, is closed right after.
+pub type Completer = Arc<dyn Fn(u64, &str) + Send + Sync>;
+
 #[derive(Default)]
 struct Inner {
     /// Declared to servers connecting from now on
     /// ([`ElicitationModes::bits`]).
     declare: AtomicU8,
     asker: RwLock<Option<Asker>>,
+    completer: RwLock<Option<Completer>>,
     next_id: AtomicU64,
 }
 
@@ -84,6 +90,24 @@ impl Elicitation {
         self.0.declare.store(modes.bits(), Ordering::Release);
     }
 
+    /// Sets (or removes) who is told of finished URL flows.
+    pub(crate) fn set_completer(&self, completer: Option<Completer>) {
+        *self.0.completer.write().unwrap_or_else(|e| e.into_inner()) = completer;
+    }
+
+    /// Tells the completer (if any) that request `id`'s flow finished.
+    pub(crate) fn completed(&self, id: u64, server: &str) {
+        let completer = self
+            .0
+            .completer
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if let Some(c) = completer {
+            c(id, server);
+        }
+    }
+
     fn asker(&self) -> Option<Asker> {
         self.0
             .asker
@@ -95,9 +119,11 @@ impl Elicitation {
     /// Asks the user (or declines when nobody can, or not in this mode),
     /// checks an accepted answer against the schema, and returns the
     /// answer with a line for the server's log. `url`: URL mode (`schema`
-    /// is then ignored; an accepted answer carries no content).
+    /// is then ignored; an accepted answer carries no content). `id`:
+    /// from [`Elicitation::next_id`].
     pub(crate) async fn ask(
         &self,
+        id: u64,
         server: &str,
         message: String,
         schema: Value,
@@ -122,10 +148,10 @@ impl Elicitation {
             );
         }
         if let Some(url) = url {
-            return ask_url(&asker, self.next_id(), server, message, url).await;
+            return ask_url(&asker, id, server, message, url).await;
         }
         let request = ElicitationRequest {
-            id: self.next_id(),
+            id,
             server: server.to_string(),
             message,
             schema,
@@ -151,7 +177,8 @@ impl Elicitation {
         let line = format!("elicitation answered: {}", answer.action.as_str());
         (answer, line)
     }
-    fn next_id(&self) -> u64 {
+    /// A new request id (unique for this manager).
+    pub(crate) fn next_id(&self) -> u64 {
         self.0.next_id.fetch_add(1, Ordering::Relaxed) + 1
     }
 }

@@ -3,7 +3,9 @@
 //! one can answer, [`crate::elicit`]; no sampling: a server's
 //! `sampling/createMessage` gets a `Method not found` error at once),
 //! progress routing, `list_changed` refreshes, server
-//! log messages to the server's log file.
+//! log messages to the server's log file, and
+//! `notifications/elicitation/complete` for URL-mode requests
+//! ([`crate::url_flows`]).
 //!
 //! Roots and logging are deprecated by SEP-2577 but still what deployed
 //! servers (server-filesystem) use, hence the `allow(deprecated)`.
@@ -13,15 +15,16 @@ use std::path::PathBuf;
 use std::sync::Weak;
 
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationCapability, FormElicitationCapability, Implementation, ListRootsResult,
-    LoggingMessageNotificationParam, ProgressNotificationParam, Root, RootsCapabilities,
-    UrlElicitationCapability,
+    ClientCapabilities, ClientConfig, CustomNotification, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ElicitationCapability, FormElicitationCapability, Implementation,
+    ListRootsResult, LoggingMessageNotificationParam, ProgressNotificationParam, Root,
+    RootsCapabilities, UrlElicitationCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, ErrorData, RoleClient};
 
 use crate::slot::Slot;
+use crate::url_flows::Completed;
 
 /// The client handler of one connection.
 pub(crate) struct Handler {
@@ -29,6 +32,8 @@ pub(crate) struct Handler {
     pub project: PathBuf,
     pub home: PathBuf,
     pub elicitation: crate::elicit::Elicitation,
+    /// This connection's URL-mode requests, for their completion.
+    pub urls: crate::url_flows::UrlFlows,
 }
 
 impl ClientHandler for Handler {
@@ -101,7 +106,7 @@ impl ClientHandler for Handler {
             .upgrade()
             .map(|s| s.config.name.clone())
             .unwrap_or_default();
-        let (message, schema, order, url) = match request {
+        let (message, schema, order, url, eid) = match request {
             ElicitRequestParams::FormElicitationParams {
                 message,
                 requested_schema,
@@ -112,11 +117,20 @@ impl ClientHandler for Handler {
                     .clone()
                     .unwrap_or_else(|| requested_schema.properties.keys().cloned().collect());
                 let schema = serde_json::to_value(&requested_schema).unwrap_or_default();
-                (message, schema, order, None)
+                (message, schema, order, None, None)
             }
-            ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
-                (message, serde_json::Value::Null, Vec::new(), Some(url))
-            }
+            ElicitRequestParams::UrlElicitationParams {
+                message,
+                url,
+                elicitation_id,
+                ..
+            } => (
+                message,
+                serde_json::Value::Null,
+                Vec::new(),
+                Some(url),
+                Some(elicitation_id).filter(|e| !e.is_empty()),
+            ),
             _ => {
                 crate::fsutil::log_marker(
                     &self.home,
@@ -131,13 +145,28 @@ impl ClientHandler for Handler {
             None => format!("elicitation asked: {message}"),
         };
         crate::fsutil::log_marker(&self.home, &name, &asked);
+        let id = self.elicitation.next_id();
+        let done = eid
+            .as_deref()
+            .map(|e| self.urls.waiting(e, id))
+            .unwrap_or_default();
         let (answer, line) = tokio::select! {
-            r = self.elicitation.ask(&name, message, schema, order, url) => r,
+            r = self.elicitation.ask(id, &name, message, schema, order, url) => r,
             () = ctx.ct.cancelled() => (
                 zut_types::ElicitationAnswer::cancel(),
                 "elicitation withdrawn by the server".to_string(),
             ),
+            () = done.cancelled() => (
+                zut_types::ElicitationAnswer::cancel(),
+                "elicitation closed: the server says its flow is complete \
+                 (notifications/elicitation/complete); answered cancel"
+                    .to_string(),
+            ),
         };
+        if let Some(e) = &eid {
+            let accepted = answer.action == zut_types::ElicitationAction::Accept;
+            self.urls.settled(e, id, accepted);
+        }
         crate::fsutil::log_marker(&self.home, &name, &line);
         let action = match answer.action {
             zut_types::ElicitationAction::Accept => ElicitationAction::Accept,
@@ -149,6 +178,49 @@ impl ClientHandler for Handler {
             result = result.with_content(serde_json::Value::Object(content));
         }
         Ok(result)
+    }
+
+    /// `notifications/elicitation/complete` (rmcp 3.11 has no type for it;
+    /// see [`crate::url_flows`]); other custom notifications are logged
+    /// and ignored.
+    async fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        _: NotificationContext<RoleClient>,
+    ) {
+        let Some(slot) = self.slot.upgrade() else {
+            return;
+        };
+        let name = &slot.config.name;
+        if notification.method != crate::url_flows::COMPLETE {
+            crate::fsutil::log_marker(
+                &self.home,
+                name,
+                &format!("notification {} ignored", notification.method),
+            );
+            return;
+        }
+        let Some(eid) = crate::url_flows::elicitation_id(notification.params.as_ref()) else {
+            crate::fsutil::log_marker(
+                &self.home,
+                name,
+                "elicitation complete without an elicitationId: ignored",
+            );
+            return;
+        };
+        let line = match self.urls.complete(eid) {
+            Some(Completed::Waiting(id)) => {
+                // The front end hears of it before the dialog closes.
+                self.elicitation.completed(id, name);
+                format!("elicitation {eid:?} complete before the user answered: the dialog closes")
+            }
+            Some(Completed::Answered(id)) => {
+                self.elicitation.completed(id, name);
+                format!("elicitation {eid:?} complete")
+            }
+            None => format!("elicitation complete for an unknown or finished id {eid:?}: ignored"),
+        };
+        crate::fsutil::log_marker(&self.home, name, &line);
     }
 
     async fn on_progress(

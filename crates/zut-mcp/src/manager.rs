@@ -139,8 +139,37 @@ impl McpManager {
         (mgr, notes)
     }
 
+    /// [`McpManager::start_default_with`] for `zut -p`: the servers' first
+    /// start is held until [`McpManager::release_starts`] (the first model
+    /// request is being sent), anything waits for a server, or `hold` has
+    /// passed ([`crate::gate`]).
+    pub fn start_default_held(
+        home: &Path,
+        project: &Path,
+        jail: zut_tools::JailSwitch,
+        elicitation: crate::elicit::Elicitation,
+        hold: Duration,
+    ) -> (Self, Vec<String>) {
+        let (mut opts, mut notes) = McpOptions::from_env(home, project);
+        opts.jail = jail;
+        opts.elicitation = elicitation;
+        let configured = crate::sources::load(&opts.home, &opts.project);
+        let mgr = Self::start_gated(opts, configured, crate::gate::StartGate::held(hold));
+        notes.extend(mgr.notes());
+        (mgr, notes)
+    }
+
+    /// Lets held servers start now (see [`McpManager::start_default_held`]).
+    pub fn release_starts(&self) {
+        self.inner.env.gate.open();
+    }
+
     /// Starts the servers of `configured` (see [`crate::sources::load`]).
     pub fn start_configured(opts: McpOptions, configured: Configured) -> Self {
+        Self::start_gated(opts, configured, crate::gate::StartGate::default())
+    }
+
+    fn start_gated(opts: McpOptions, configured: Configured, gate: crate::gate::StartGate) -> Self {
         let mut notes: Vec<String> = configured
             .problems
             .iter()
@@ -166,6 +195,7 @@ impl McpManager {
             env: opts.env.clone(),
             jail: opts.jail.clone(),
             elicitation: opts.elicitation.clone(),
+            gate,
         });
         let mgr = Self {
             inner: Arc::new(Inner {
@@ -349,6 +379,7 @@ impl McpManager {
 
     /// Waits until every server is past `starting` or `max` has passed.
     pub async fn wait_settled(&self, max: Duration) {
+        self.release_starts();
         let _ = tokio::time::timeout(max, async {
             for slot in self.slots() {
                 let mut rx = slot.status.subscribe();
@@ -361,6 +392,7 @@ impl McpManager {
     /// Waits for the server owning the tool `name` (`mcp__<server>__…`) to
     /// settle, at most `max`; true if it is ready.
     pub async fn wait_for_tool_server(&self, name: &str, max: Duration) -> bool {
+        self.release_starts();
         let Some(server) = crate::naming::server_of(name) else {
             return false;
         };
@@ -476,6 +508,7 @@ impl McpManager {
                 ));
                 continue;
             };
+            self.release_starts();
             let mut rx = slot.status.subscribe();
             let _ = tokio::time::timeout(
                 self.inner.opts.settings.startup_timeout,
@@ -570,6 +603,7 @@ impl McpManager {
     ) -> Option<Result<String, String>> {
         let server = crate::naming::server_of(text.trim_start().strip_prefix('/')?)?.to_string();
         let slot = self.slot(&server)?;
+        self.release_starts();
         let mut rx = slot.status.subscribe();
         let _ = tokio::time::timeout(
             self.inner.opts.settings.startup_timeout,
@@ -657,6 +691,13 @@ impl McpManager {
     /// [`McpManager::set_elicitation_asker_modes`].
     pub fn set_elicitation_asker(&self, asker: Option<crate::elicit::Asker>) {
         self.set_elicitation_asker_modes(asker, zut_types::ElicitationModes::ALL);
+    }
+
+    /// Tells `completer` when a server says the out-of-band flow of a
+    /// URL-mode request finished (`notifications/elicitation/complete`);
+    /// `None`: nobody is told (a still-open dialog is closed either way).
+    pub fn set_elicitation_completer(&self, completer: Option<crate::elicit::Completer>) {
+        self.inner.opts.elicitation.set_completer(completer);
     }
 
     /// Lets a front end answer the servers' elicitations in `modes`

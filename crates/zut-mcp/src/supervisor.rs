@@ -28,6 +28,8 @@ pub(crate) struct Env {
     pub jail: zut_tools::JailSwitch,
     /// Elicitation: declared or not, and who answers.
     pub elicitation: crate::elicit::Elicitation,
+    /// Holds the first start ([`crate::gate`]).
+    pub gate: crate::gate::StartGate,
 }
 
 fn backoff(failures: u32) -> Duration {
@@ -36,6 +38,13 @@ fn backoff(failures: u32) -> Duration {
 }
 
 pub(crate) async fn run(slot: Arc<Slot>, env: Arc<Env>) {
+    tokio::select! {
+        () = env.gate.passed() => {}
+        _ = slot.stop.cancelled() => {
+            slot.set_status(ServerStatus::Stopped);
+            return;
+        }
+    }
     let mut failures = 0u32;
     loop {
         slot.set_status(ServerStatus::Starting);

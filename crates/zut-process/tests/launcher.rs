@@ -1,6 +1,6 @@
 //! The launcher on real processes: group kill on drop (grandchildren
 //! included), stragglers that left the group, merged stderr, the sandbox's
-//! environment rules.
+//! environment rules, children forked on the spawner thread.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
@@ -100,4 +100,50 @@ async fn merged_stderr_and_the_sandbox_environment() {
         text.contains(&format!("PWD={}", dir.path().display())),
         "{text}"
     );
+}
+
+/// A child forked on the spawner thread, with its pipes registered with the
+/// caller's current-thread runtime: the caller's thread goes on while the
+/// job runs (the job waits for a message the caller sends only after
+/// handing it over), and the child's pipes work from the caller's runtime.
+#[tokio::test(flavor = "current_thread")]
+async fn work_on_the_spawner_thread_leaves_the_caller_free() {
+    let dir = tempfile::tempdir().unwrap();
+    let handle = tokio::runtime::Handle::current();
+    let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+    let path = dir.path().to_path_buf();
+    let job = zut_process::on_spawner_thread(move || {
+        let waited = go_rx.recv_timeout(Duration::from_secs(20)).is_ok();
+        let _entered = handle.enter();
+        let mut launch = Launch::new("/bin/cat", &path);
+        launch.stdin = std::process::Stdio::piped();
+        let p = spawn(launch);
+        let thread = std::thread::current().name().map(str::to_string);
+        (waited, thread, p)
+    });
+    // The job is handed over when its task first runs (at the yield); a
+    // job run on this thread would block it until the timeout instead.
+    let job = tokio::spawn(job);
+    tokio::task::yield_now().await;
+    go_tx.send(()).unwrap();
+    let (waited, thread, p) = job.await.unwrap().unwrap();
+    assert!(waited, "the job ran before the caller's thread went on");
+    assert_eq!(thread.as_deref(), Some("zut-spawner"));
+    let mut p = p.unwrap();
+    let mut stdin = p.child.stdin.take().unwrap();
+    tokio::io::AsyncWriteExt::write_all(&mut stdin, b"ping\n")
+        .await
+        .unwrap();
+    assert_eq!(first_line(&mut p).await, "ping");
+}
+
+/// A job that panics fails its own caller only: the spawner thread goes on
+/// with the next job (language servers and MCP servers share it).
+#[tokio::test]
+async fn a_panicking_job_does_not_stop_the_spawner_thread() {
+    let failed = zut_process::on_spawner_thread(|| -> u32 { panic!("job fails on purpose") }).await;
+    let e = failed.unwrap_err();
+    assert!(e.to_string().contains("did not finish the job"), "{e}");
+    let next = zut_process::on_spawner_thread(|| 7).await.unwrap();
+    assert_eq!(next, 7);
 }

@@ -231,6 +231,12 @@ pub(crate) fn on_event(app: &mut App, ev: &AgentEvent) {
                 app.bell_pending |= app.alerts_enabled;
             }
         }
+        AgentEvent::McpElicitationComplete { request_id, server } => {
+            // A dialog still open for it closes without the note of a
+            // server that stopped waiting.
+            app.elicits.queue.retain(|f| f.request_id != *request_id);
+            app.push_note("info", format!("{server}: the page's flow finished"));
+        }
         AgentEvent::McpElicitationClosed { request_id } => {
             let before = app.elicits.queue.len();
             app.elicits.queue.retain(|f| f.request_id != *request_id);

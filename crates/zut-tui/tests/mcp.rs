@@ -115,3 +115,42 @@ fn an_update_replaces_only_an_open_picker_of_its_kind() {
     zut_tui::pickers::update(&mut a, servers("failed: x"));
     assert_eq!(a.picker.as_ref().unwrap().kind, PickerKind::Skills);
 }
+
+/// A URL-mode dialog the server says is finished elsewhere
+/// (`notifications/elicitation/complete`, `McpElicitationComplete`)
+/// closes with a note saying so, and the close that follows adds no
+/// "stopped waiting" note; a completion after the user answered only
+/// notes it.
+#[test]
+fn a_finished_url_flow_closes_its_dialog_with_a_note() {
+    use zut_types::AgentEvent;
+    let mut a = app(96, 20);
+    a.agent(&AgentEvent::McpElicitation {
+        request_id: 4,
+        server: "pay".into(),
+        message: "Pay on your phone".into(),
+        schema: serde_json::json!({"type": "object", "properties": {}}),
+        order: Vec::new(),
+        url: Some("https://pay.example.com/phone".into()),
+    });
+    assert_eq!(a.elicits.queue.len(), 1);
+    assert!(live(&mut a).contains("pay.example.com"));
+    a.agent(&AgentEvent::McpElicitationComplete {
+        request_id: 4,
+        server: "pay".into(),
+    });
+    a.agent(&AgentEvent::McpElicitationClosed { request_id: 4 });
+    assert!(a.elicits.queue.is_empty());
+    let notes: Vec<&str> = a.notes.iter().map(|n| n.text.as_str()).collect();
+    assert_eq!(notes, vec!["pay: the page's flow finished"]);
+    let screen = live(&mut a);
+    assert!(!screen.contains("Pay on your phone"), "{screen}");
+    assert!(screen.contains("pay: the page's flow finished"), "{screen}");
+
+    // After an answer: a note only.
+    a.agent(&AgentEvent::McpElicitationComplete {
+        request_id: 9,
+        server: "pay".into(),
+    });
+    assert_eq!(a.notes.len(), 2);
+}

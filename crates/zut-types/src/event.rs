@@ -164,6 +164,19 @@ pub enum AgentEvent {
         /// The request id.
         request_id: u64,
     },
+    /// The server says the out-of-band flow of URL-mode request
+    /// `request_id` finished (MCP `notifications/elicitation/complete`):
+    /// after the user opened the page, or while the request still waited
+    /// (then [`AgentEvent::McpElicitationClosed`] follows and the server is
+    /// answered `cancel`). A front end may say so and drop what it still
+    /// shows for it.
+    #[schemars(skip)]
+    McpElicitationComplete {
+        /// The request id.
+        request_id: u64,
+        /// The server.
+        server: String,
+    },
     /// An extension's interceptor blocked the turn (`event` is
     /// `turn_start`: no model call; a `turn_end` with `stop:"error"`
     /// follows) or hid the assistant message (`assistant_message`). Only

@@ -1,7 +1,9 @@
 //! MCP elicitation for every front end: a server's request for input
 //! becomes [`AgentEvent::McpElicitation`] in the stream and waits for
 //! [`Controller::answer_elicitation`]; a request the server stops waiting
-//! for is closed with [`AgentEvent::McpElicitationClosed`]. Only a front
+//! for is closed with [`AgentEvent::McpElicitationClosed`], and a URL
+//! flow the server says finished is told with
+//! [`AgentEvent::McpElicitationComplete`]. Only a front
 //! end that can show a form or a URL turns this on, for the modes it shows
 //! ([`Controller::set_mcp_elicitation_modes`]); otherwise zut declares no
 //! elicitation to the servers and declines.
@@ -67,6 +69,7 @@ impl Controller {
             return;
         };
         if !modes.any() {
+            mcp.set_elicitation_completer(None);
             mcp.set_elicitation_asker(None);
             let waiting = std::mem::take(&mut self.shared.lock().elicitations);
             for p in waiting.into_values() {
@@ -105,6 +108,13 @@ impl Controller {
                 answer
             })
         });
+        let events = self.events.clone();
+        mcp.set_elicitation_completer(Some(Arc::new(move |request_id, server: &str| {
+            events.push(ControllerEvent::Agent(AgentEvent::McpElicitationComplete {
+                request_id,
+                server: server.to_string(),
+            }));
+        })));
         mcp.set_elicitation_asker_modes(Some(asker), modes);
     }
 

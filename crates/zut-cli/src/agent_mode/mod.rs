@@ -41,10 +41,14 @@ pub fn run(args: GlobalArgs, mode: Mode) -> i32 {
     if text.trim().is_empty() {
         return fail("no prompt given (pass it as an argument or pipe it on stdin)");
     }
-    let setup = match setup::build(&args) {
+    let mut setup = match setup::build(&args) {
         Ok(s) => s,
         Err(e) => return fail(&format!("{e:#}")),
     };
+    // The servers start as the first model request goes out (docs/mcp.md).
+    if matches!(setup.mcp, zut_agent::conversation::McpServers::Configured) {
+        setup.mcp = zut_agent::conversation::McpServers::ConfiguredHeld;
+    }
     let choice = match session::choice(&args, &setup.agent.system.zut_home, &setup.agent.cwd) {
         Ok(c) => c,
         Err(e) => return fail(&e),

@@ -6,7 +6,8 @@
 //! (`zut-mcp/tests/fixtures/fastmcp_server.py`, tool `book`), passed in
 //! `session/new`. URL mode (`pay`) reaches a client that declares
 //! `elicitation.url`, and a request the server sends while no prompt runs
-//! (`remind_later`) reaches the client at once.
+//! (`remind_later`) reaches the client at once; the server saying a URL
+//! flow finished (`pay_done`) reaches it as `elicitation/complete`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
@@ -278,4 +279,103 @@ async fn url_requests_reach_the_client_also_between_prompts() {
         ]
     );
     assert_eq!(std::fs::read_to_string(&later).unwrap(), "decline");
+}
+
+/// The MCP server's `notifications/elicitation/complete` for a URL request
+/// the client accepted (`pay_done`) reaches the client as ACP
+/// `elicitation/complete` with the id of the `elicitation/create` it
+/// answered; the server's completion for an id it never sent does not.
+/// (Read during a turn; one that arrives after the turn ended goes out with
+/// the next turn's events, hence the second prompt.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_url_flow_reaches_the_client_as_elicitation_complete() {
+    use agent_client_protocol::v1::schema::CompleteElicitationNotification;
+    if !have_python_mcp() {
+        return;
+    }
+    let env = TestEnv::new();
+    let server = LlmServer::start().await.unwrap();
+    server.push(Script::anthropic_tool_call(
+        "c1",
+        "mcp__py__pay_done",
+        r#"{"amount":5}"#,
+    ));
+    server.push(Script::anthropic_text("Paid."));
+    server.push(Script::anthropic_text("You are welcome."));
+    let cwd = env.project.clone();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../zut-mcp/tests/fixtures/fastmcp_server.py");
+    let asked: Arc<Mutex<Vec<String>>> = Arc::default();
+    let completed: Arc<Mutex<Vec<String>>> = Arc::default();
+    let (ask_log, done_log) = (asked.clone(), completed.clone());
+    let done_seen = completed.clone();
+    let run = Client
+        .v1()
+        .on_receive_request(
+            async move |req: CreateElicitationRequest, responder, _cx| {
+                let ElicitationMode::Url(u) = &req.mode else {
+                    return responder
+                        .respond(CreateElicitationResponse::new(ElicitationAction::Cancel));
+                };
+                ask_log.lock().unwrap().push(u.elicitation_id.to_string());
+                responder.respond(CreateElicitationResponse::new(ElicitationAction::Accept(
+                    ElicitationAcceptAction::new(),
+                )))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_notification(
+            async move |n: CompleteElicitationNotification, _cx| {
+                done_log.lock().unwrap().push(n.elicitation_id.to_string());
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
+        .connect_with(zut_acp(&env, &server), async move |cx| {
+            let caps = ClientCapabilities::new()
+                .elicitation(ElicitationCapabilities::new().url(ElicitationUrlCapabilities::new()));
+            cx.send_request(InitializeRequest::new(ProtocolVersion::V1).client_capabilities(caps))
+                .block_task()
+                .await?;
+            let servers = vec![McpServer::Stdio(
+                McpServerStdio::new("py", "python3").args(vec![script.display().to_string()]),
+            )];
+            let sid = cx
+                .send_request(NewSessionRequest::new(cwd).mcp_servers(servers))
+                .block_task()
+                .await?
+                .session_id;
+            for text in ["pay 5", "thanks"] {
+                let r = cx
+                    .send_request(PromptRequest::new(
+                        sid.clone(),
+                        vec![ContentBlock::Text(TextContent::new(text))],
+                    ))
+                    .block_task()
+                    .await?;
+                assert_eq!(r.stop_reason, StopReason::EndTurn);
+            }
+            // The notification is written before the last turn's answer.
+            for _ in 0..100 {
+                if !done_seen.lock().unwrap().is_empty() {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Ok(())
+        });
+    tokio::time::timeout(Duration::from_secs(90), run)
+        .await
+        .expect("the ACP exchange timed out")
+        .expect("the ACP exchange failed");
+    let reqs = server.requests();
+    assert!(
+        reqs[1].raw_body.contains("payment accept"),
+        "{}",
+        reqs[1].raw_body
+    );
+    let asked = asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(asked[0].starts_with("zut-py-"), "{asked:?}");
+    assert_eq!(completed.lock().unwrap().clone(), asked);
 }

@@ -12,7 +12,7 @@ use crate::rpc_support;
 
 use common::*;
 use rpc_support::*;
-use serde_json::json;
+use serde_json::{json, Value};
 use zut_llm_server::{LlmServer, Script};
 
 fn have_python_mcp() -> bool {
@@ -126,7 +126,9 @@ async fn without_the_opt_in_nothing_is_asked() {
 }
 
 /// URL mode: the event carries `url` and an empty form; an accept without
-/// content reaches the server.
+/// content reaches the server. The server then saying the flow finished
+/// (`pay_done`: `notifications/elicitation/complete`) arrives as
+/// `mcp_elicitation_complete` with the request's id.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_opted_in_client_gets_url_requests() {
     if !have_python_mcp() {
@@ -139,6 +141,11 @@ async fn an_opted_in_client_gets_url_requests() {
         "c1",
         "mcp__py__pay",
         r#"{"amount":7}"#,
+    ));
+    server.push(Script::anthropic_tool_call(
+        "c2",
+        "mcp__py__pay_done",
+        r#"{"amount":8}"#,
     ));
     server.push(Script::anthropic_text("Done."));
     let mut rpc = Rpc::start(&env, &server, &[], &[]);
@@ -155,13 +162,40 @@ async fn an_opted_in_client_gets_url_requests() {
     let r = rpc.request(json!({"id":"e1","type":"elicitation_response",
         "request_id":ev["request_id"].clone(),"action":"accept"}));
     assert_eq!(r["success"], true, "{r}");
-    rpc.until(is_done);
+    let lines = rpc.until(|v| v["type"] == "mcp_elicitation");
+    let ev = lines.last().unwrap();
+    assert_eq!(ev["url"], "https://pay.example.com/done?amount=8", "{ev}");
+    let second = ev["request_id"].clone();
+    let r = rpc.request(json!({"id":"e2","type":"elicitation_response",
+        "request_id":second.clone(),"action":"accept"}));
+    assert_eq!(r["success"], true, "{r}");
+    // The completion may come before or after the turn's end.
+    let seen = std::cell::Cell::new((false, false));
+    let lines = rpc.until(|v| {
+        let (mut complete, mut done) = seen.get();
+        complete |= v["type"] == "mcp_elicitation_complete";
+        done |= is_done(v);
+        seen.set((complete, done));
+        complete && done
+    });
+    let complete: Vec<&Value> = lines
+        .iter()
+        .filter(|v| v["type"] == "mcp_elicitation_complete")
+        .collect();
+    assert_eq!(complete.len(), 1, "{lines:?}");
+    assert_eq!(complete[0]["request_id"], second, "{}", complete[0]);
+    assert_eq!(complete[0]["server"], "py", "{}", complete[0]);
     assert!(
         server.requests()[1]
             .raw_body
             .contains("payment accept; declared form=True url=True"),
         "{}",
         server.requests()[1].raw_body
+    );
+    assert!(
+        server.requests()[2].raw_body.contains("payment accept"),
+        "{}",
+        server.requests()[2].raw_body
     );
     rpc.close();
 }

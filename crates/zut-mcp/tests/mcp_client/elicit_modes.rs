@@ -2,12 +2,14 @@
 //! server (`tests/fixtures/fastmcp_server.py`, tools `pay` and
 //! `ask_model`) and server-everything (`trigger-url-elicitation`, and
 //! `trigger-sampling-request`, which it offers only to a client declaring
-//! sampling).
+//! sampling), and `notifications/elicitation/complete` (`pay_done`,
+//! `pay_elsewhere`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -189,5 +191,91 @@ async fn sampling_is_refused_with_an_error_not_a_hang() {
     );
     assert_eq!(asked[0].message, "Connect your account");
     assert!(r.text().to_lowercase().contains("decline"), "{}", r.text());
+    mgr.shutdown().await;
+}
+
+/// Waits (at most 20 s) until `told` holds `n` entries.
+async fn told_count(told: &Mutex<Vec<(u64, String)>>, n: usize) -> Vec<(u64, String)> {
+    for _ in 0..400 {
+        if told.lock().unwrap().len() >= n {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    told.lock().unwrap().clone()
+}
+
+/// `notifications/elicitation/complete` from the Python SDK server (rmcp
+/// 3.11 has no type for it; read as a custom notification): after an
+/// accepted URL request the front end is told the flow finished; while
+/// the request still waits for the user, the front end is told and the
+/// dialog closes (the asker's future is dropped, the server gets
+/// `cancel`); an id never sent is ignored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_completed_url_flow_is_told_and_closes_a_waiting_dialog() {
+    if !have_python_mcp() {
+        return;
+    }
+    let d = python_server();
+    let cancel = CancellationToken::new();
+    let mgr = start(&d, ElicitationModes::ALL);
+    let told = Arc::new(Mutex::new(Vec::<(u64, String)>::new()));
+    let sink = told.clone();
+    mgr.set_elicitation_completer(Some(Arc::new(move |id, server: &str| {
+        sink.lock().unwrap().push((id, server.to_string()));
+    })));
+    let (asker, asked) = scripted_asker(vec![ElicitationAnswer::accept(Default::default())]);
+    mgr.set_elicitation_asker(Some(asker));
+    ready(&mgr, "py").await;
+    let r = mgr
+        .call_tool("mcp__py__pay_done", json!({"amount": 5}), &cancel, None)
+        .await;
+    assert_eq!(r.text().trim(), "payment accept", "{r:?}");
+    let first = asked.lock().unwrap()[0].id;
+    assert_eq!(told_count(&told, 1).await, vec![(first, "py".to_string())]);
+    let log = d.log("py");
+    assert!(log.contains("elicitation \"done-5\" complete"), "{log}");
+    assert!(
+        log.contains("elicitation complete for an unknown or finished id \"nobody\": ignored"),
+        "{log}"
+    );
+
+    // Finished elsewhere while the dialog is open: the asker shows it
+    // (writes the file the server waits for) and never answers.
+    let shown = d.project.path().join("shown");
+    let marker = shown.clone();
+    let open = Arc::new(Mutex::new(Vec::<u64>::new()));
+    let dialogs = open.clone();
+    let asker: zut_mcp::Asker = Arc::new(move |req| {
+        dialogs.lock().unwrap().push(req.id);
+        std::fs::write(&marker, "").unwrap();
+        Box::pin(std::future::pending())
+    });
+    mgr.set_elicitation_asker(Some(asker));
+    let r = mgr
+        .call_tool(
+            "mcp__py__pay_elsewhere",
+            json!({"path": shown.display().to_string()}),
+            &cancel,
+            None,
+        )
+        .await;
+    assert_eq!(r.text().trim(), "payment cancel", "{r:?}");
+    let second = open.lock().unwrap()[0];
+    assert_ne!(second, first);
+    let told = told_count(&told, 2).await;
+    assert_eq!(told.len(), 2, "{told:?}");
+    assert_eq!(told[1], (second, "py".to_string()));
+    let log = d.log("py");
+    assert!(
+        log.contains(
+            "elicitation \"elsewhere\" complete before the user answered: the dialog closes"
+        ),
+        "{log}"
+    );
+    assert!(
+        log.contains("elicitation closed: the server says its flow is complete"),
+        "{log}"
+    );
     mgr.shutdown().await;
 }

@@ -108,3 +108,43 @@ async fn an_untrusted_project_server_stays_off_until_trusted() {
     ready(&mgr, "proj").await;
     mgr.shutdown().await;
 }
+
+/// The print modes' held start (`McpManager::start_default_held`): nothing
+/// is started (no log line, status `starting`) until the first model
+/// request releases the starts; then the server comes up. Waiting for a
+/// server (a call, a mention, `/mcp__…`) releases them as well.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn held_starts_begin_with_the_first_request_or_a_wait() {
+    if !have("python3", "python3") {
+        return;
+    }
+    let hold = std::time::Duration::from_secs(3600);
+    let held = |d: &Dirs| {
+        zut_mcp::McpManager::start_default_held(
+            d.home.path(),
+            d.project.path(),
+            zut_tools::JailSwitch::default(),
+            zut_mcp::Elicitation::default(),
+            hold,
+        )
+        .0
+    };
+    let d = Dirs::new(json!({"a": fake("normal", &[])}));
+    let mgr = held(&d);
+    // Time for a start to show if the hold were not kept.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(mgr.servers()[0].status, ServerStatus::Starting);
+    assert!(!d.log("a").contains("starting"), "{}", d.log("a"));
+    mgr.release_starts();
+    ready(&mgr, "a").await;
+    assert!(d.log("a").contains("starting"), "{}", d.log("a"));
+    mgr.shutdown().await;
+
+    let d = Dirs::new(json!({"b": fake("normal", &[])}));
+    let mgr = held(&d);
+    assert!(
+        mgr.wait_for_tool_server("mcp__b__pid", std::time::Duration::from_secs(30))
+            .await
+    );
+    mgr.shutdown().await;
+}
