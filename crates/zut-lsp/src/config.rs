@@ -148,6 +148,14 @@ impl Config {
         Self::from_layers(&texts)
     }
 
+    /// Whether any configuration file exists (`$ZUT_HOME/lsp.json` or a
+    /// project file under `cwd`). Without one the configuration is the
+    /// built-ins, none of which runs on start-up, so start-up need not
+    /// parse them.
+    pub fn any_file(user_file: Option<&Path>, cwd: &Path) -> bool {
+        user_file.is_some_and(|u| u.exists()) || PROJECT_FILES.iter().any(|f| cwd.join(f).exists())
+    }
+
     /// Builds the configuration from `(file, text)` layers in increasing
     /// precedence.
     pub fn from_layers(layers: &[(PathBuf, String)]) -> Result<Config, String> {
@@ -452,6 +460,9 @@ mod tests {
             .map(|s| s.id.as_str())
             .collect();
         assert_eq!(ids, ["typescript-language-server", "eslint"]);
+        // `LspManager::lint_on_startup` skips the built-ins when no file
+        // exists (`Config::any_file`): none of them may run on start-up.
+        assert!(c.servers.values().all(|s| !s.run_on_startup));
     }
 
     #[test]

@@ -61,7 +61,7 @@ type SlotKey = (PathBuf, String);
 
 pub(crate) struct Inner {
     pub(crate) cwd: PathBuf,
-    user_file: Option<PathBuf>,
+    pub(crate) user_file: Option<PathBuf>,
     pub(crate) options: Options,
     config: Mutex<Option<Result<Arc<Config>, String>>>,
     slots: Mutex<HashMap<SlotKey, Arc<tokio::sync::Mutex<Slot>>>>,

@@ -42,6 +42,9 @@ impl LspManager {
     /// unjailed). Returns their ids (none when the configuration does not
     /// load: the `lsp` tool reports that on first use).
     pub fn lint_on_startup(&self, jail: Option<Arc<zut_sandbox::Prepared>>) -> Vec<String> {
+        if !crate::config::Config::any_file(self.inner.user_file.as_deref(), self.cwd()) {
+            return Vec::new();
+        }
         let Ok(config) = self.config() else {
             return Vec::new();
         };
