@@ -262,6 +262,16 @@ pub fn spawn(home: PathBuf, settings: zut_config::Settings) {
     if std::env::var_os("ZUT_NO_DISCOVERY").is_some() {
         return;
     }
+    // Without a models.json the choice is one check of the settings: made
+    // here, so a run with nothing to discover starts no thread.
+    if settings.models_file.is_none() {
+        let targets = targets(&home, &settings);
+        let _ = TARGETS.set((home.clone(), targets.clone()));
+        if !targets.is_empty() {
+            start(move || run(&home, targets));
+        }
+        return;
+    }
     start(move || {
         let targets = targets(&home, &settings);
         let _ = TARGETS.set((home.clone(), targets.clone()));

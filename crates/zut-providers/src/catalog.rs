@@ -158,57 +158,25 @@ pub fn lookup(provider: &str, model: &str) -> Option<&'static CatalogModel> {
 
 /// The prices for `provider`/`model` from the catalog, if listed. Every
 /// run that knows its model asks this at start-up (config resolution,
-/// then each usage), so it reads a price index of its own: the embedded
-/// file's provider, id and price fields, borrowed from the file without
-/// copying the names, listing or input kinds ([`catalog`] does that for
-/// the model pickers).
+/// then each usage), so it reads a table that build.rs made from the
+/// catalog's provider, id and price fields, compiled into the binary
+/// ([`catalog`] parses the whole file for the model pickers).
 pub fn catalog_prices(provider: &str, model: &str) -> Option<Prices> {
-    price_index()
-        .iter()
-        .find(|m| m.provider == provider && m.id == model)
-        .and_then(|m| m.price)
+    match PRICE_TABLE {
+        Some(table) => table
+            .iter()
+            .find(|(p, id, _)| *p == provider && *id == model)
+            .and_then(|(_, _, price)| *price),
+        // build.rs could not read the file: the full parse says why.
+        None => catalog()
+            .models
+            .iter()
+            .find(|m| m.provider == provider && m.id == model)
+            .and_then(|m| m.price),
+    }
 }
 
-/// One model's price entry, borrowed from [`CATALOG_JSON`].
-#[derive(Deserialize)]
-struct PriceEntry<'a> {
-    provider: &'a str,
-    id: &'a str,
-    #[serde(default)]
-    price: Option<Prices>,
-}
-
-#[derive(Deserialize)]
-struct PriceIndex<'a> {
-    #[serde(borrow)]
-    models: Vec<PriceEntry<'a>>,
-}
-
-fn price_index() -> &'static [PriceEntry<'static>] {
-    static INDEX: OnceLock<Vec<PriceEntry<'static>>> = OnceLock::new();
-    INDEX.get_or_init(|| {
-        match serde_json::from_str::<PriceIndex<'static>>(CATALOG_JSON) {
-            Ok(i)
-                if i.models
-                    .iter()
-                    .all(|m| m.price.is_none_or(|p| p.is_valid())) =>
-            {
-                i.models
-            }
-            // Escaped names cannot be borrowed, invalid prices are refused:
-            // the full parse says why (and warns once).
-            _ => catalog()
-                .models
-                .iter()
-                .map(|m| PriceEntry {
-                    provider: m.provider.as_str(),
-                    id: m.id.as_str(),
-                    price: m.price,
-                })
-                .collect(),
-        }
-    })
-}
+include!(concat!(env!("OUT_DIR"), "/catalog_prices.rs"));
 
 #[cfg(test)]
 mod tests {
@@ -218,8 +186,9 @@ mod tests {
     fn embedded_catalog_parses_and_is_sane() {
         let c = Catalog::parse(CATALOG_JSON).unwrap();
         assert!(c.models.len() >= 50, "{}", c.models.len());
-        // The price index agrees with the full parse, model by model.
-        assert_eq!(price_index().len(), c.models.len());
+        // The build-time price table agrees with the full parse, model by
+        // model.
+        assert_eq!(PRICE_TABLE.map(<[_]>::len), Some(c.models.len()));
         for m in &c.models {
             assert_eq!(
                 catalog_prices(&m.provider, &m.id),

@@ -119,7 +119,34 @@ const MAX_SCAN_THREADS: usize = 4;
 /// (directory listings, small reads); roots are independent. `cache`: the
 /// discovery cache's folder, if any.
 pub fn scan_roots(roots: &[(PathBuf, Source)], cache: Option<&Path>) -> Vec<RootScan> {
-    let open: Vec<Option<Dir>> = roots.iter().map(|(p, _)| Dir::open(p).ok()).collect();
+    scan_opened(roots, OpenRoots::open(roots), cache)
+}
+
+/// The roots of a scan, opened (`None` where a root does not exist or
+/// cannot be read): opening is cheap, so a caller can open them first and
+/// start a thread only when there is something to scan.
+pub(crate) struct OpenRoots(Vec<Option<Dir>>);
+
+impl OpenRoots {
+    /// Opens each root of `roots`.
+    pub(crate) fn open(roots: &[(PathBuf, Source)]) -> Self {
+        Self(roots.iter().map(|(p, _)| Dir::open(p).ok()).collect())
+    }
+
+    /// Whether no root exists (the scan's result is empty).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.iter().all(Option::is_none)
+    }
+}
+
+/// [`scan_roots`] over roots already opened by [`OpenRoots::open`] (the
+/// same `roots`).
+pub(crate) fn scan_opened(
+    roots: &[(PathBuf, Source)],
+    open: OpenRoots,
+    cache: Option<&Path>,
+) -> Vec<RootScan> {
+    let open = open.0;
     let present = open.iter().filter(|d| d.is_some()).count();
     let threads = if present > 1 {
         std::thread::available_parallelism()

@@ -1,12 +1,15 @@
 //! Discovery started early on its own thread: a front end that knows the
 //! options at start-up (the CLI, right after reading its flags) scans the
 //! user roots while the rest of start-up runs, and the first prompt takes
-//! the result instead of scanning again.
+//! the result instead of scanning again. When no root exists (the usual
+//! case of a one-shot `zut -p` outside a project with skills) nothing is
+//! started: the empty result is ready at once, which costs a few failed
+//! `open`s instead of a thread.
 
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::discover::{scan_roots, DiscoverOptions, RootScan};
+use crate::discover::{scan_opened, DiscoverOptions, OpenRoots, RootScan};
 
 /// How old a prefetched scan may be when it is taken: discovery normally
 /// runs when a prompt starts, so an older one (a TUI left idle before its
@@ -18,7 +21,24 @@ pub const MAX_AGE: Duration = Duration::from_secs(2);
 pub struct Prefetch {
     opts: DiscoverOptions,
     started: Instant,
-    scan: JoinHandle<Vec<RootScan>>,
+    scan: Scan,
+}
+
+/// The scan: done already, or running on its thread.
+#[derive(Debug)]
+enum Scan {
+    Ready(Vec<RootScan>),
+    Running(JoinHandle<Vec<RootScan>>),
+}
+
+impl Scan {
+    /// The scans, waiting for the thread if needed (`None` if it panicked).
+    fn finish(self) -> Option<Vec<RootScan>> {
+        match self {
+            Scan::Ready(scans) => Some(scans),
+            Scan::Running(handle) => handle.join().ok(),
+        }
+    }
 }
 
 impl Prefetch {
@@ -27,10 +47,17 @@ impl Prefetch {
     pub fn start(opts: DiscoverOptions) -> Option<Self> {
         let roots = opts.roots();
         let cache = opts.cache_dir.clone();
-        let scan = std::thread::Builder::new()
-            .name("zut-skills-prefetch".into())
-            .spawn(move || scan_roots(&roots, cache.as_deref()))
-            .ok()?;
+        let open = OpenRoots::open(&roots);
+        let scan = if open.is_empty() {
+            Scan::Ready(scan_opened(&roots, open, cache.as_deref()))
+        } else {
+            Scan::Running(
+                std::thread::Builder::new()
+                    .name("zut-skills-prefetch".into())
+                    .spawn(move || scan_opened(&roots, open, cache.as_deref()))
+                    .ok()?,
+            )
+        };
         Some(Self {
             opts,
             started: Instant::now(),
@@ -48,7 +75,7 @@ impl Prefetch {
     /// lets the scan finish writing its cache files rather than leave a
     /// temporary file behind).
     pub fn wait(self) {
-        let _ = self.scan.join();
+        let _ = self.scan.finish();
     }
 
     /// The scans (waiting for the thread if it is still running) when
@@ -58,6 +85,6 @@ impl Prefetch {
         if !self.serves(opts) {
             return None;
         }
-        self.scan.join().ok()
+        self.scan.finish()
     }
 }

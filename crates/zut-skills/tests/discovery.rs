@@ -325,3 +325,21 @@ fn a_prefetched_scan_gives_the_same_set_and_only_for_its_options() {
     other.cwd = env.user.clone();
     assert!(Prefetch::start(env.opts()).unwrap().take(&other).is_none());
 }
+
+#[test]
+fn a_prefetch_with_no_root_is_ready_at_once_and_a_root_made_later_is_still_found() {
+    use zut_skills::prefetch::Prefetch;
+    let env = Env::new();
+    // No root exists: the (empty) scan is made on the spot.
+    let early = Prefetch::start(env.opts()).unwrap();
+    let scans = early.take(&env.opts()).expect("same options");
+    assert_eq!(scans.len(), env.opts().roots().len());
+    assert!(scans
+        .iter()
+        .all(|(found, skipped)| found.is_empty() && skipped.is_empty()));
+    // The next prompt's own discovery sees a root created since.
+    skill(&env.cwd.join(".zut/skills/late"), "description: l", "L");
+    let set = SkillSet::discover(&env.opts(), &[], &[]);
+    assert_eq!(set.skills().len(), 1);
+    assert_eq!(set.skills()[0].name, "late");
+}

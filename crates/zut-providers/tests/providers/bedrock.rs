@@ -145,7 +145,7 @@ async fn two_step_tool_loop_with_signed_reasoning_carried_back() {
     assert_eq!(r.body["inferenceConfig"]["maxTokens"], 1024 + 8192);
     assert_eq!(
         r.body["toolConfig"]["tools"][0],
-        json!({"toolSpec": {"name": "read", "description": "Read a file", "inputSchema": {"json": read_tool().input_schema}}})
+        json!({"toolSpec": {"name": "read", "description": "Read a file", "inputSchema": {"json": *read_tool().input_schema}}})
     );
 
     req.messages.push(first.message.clone());
