@@ -12,13 +12,20 @@ use std::os::fd::{AsRawFd, OwnedFd};
 
 use crate::policy::{Network, Policy};
 
+/// The type of `setrlimit`'s resource argument: glibc has its own enum
+/// type, musl a plain `int`.
+#[cfg(target_env = "gnu")]
+type RlimitResource = libc::__rlimit_resource_t;
+#[cfg(not(target_env = "gnu"))]
+type RlimitResource = libc::c_int;
+
 /// A policy turned into kernel objects, ready to apply in any number of
 /// children.
 pub(crate) struct Enforcement {
     landlock: Option<OwnedFd>,
     seccomp: Vec<seccompiler::BpfProgram>,
     netns: Option<netns::Plan>,
-    rlimits: Vec<(libc::__rlimit_resource_t, u64)>,
+    rlimits: Vec<(RlimitResource, u64)>,
     /// What is not enforced, said once by the caller.
     pub notes: Vec<String>,
 }

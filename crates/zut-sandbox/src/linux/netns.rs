@@ -83,7 +83,7 @@ fn loopback_up() -> std::io::Result<()> {
             req.ifr_name[i] = *b as libc::c_char;
         }
         req.ifr_ifru.ifru_flags = (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;
-        let rc = libc::ioctl(s, libc::SIOCSIFFLAGS, &req);
+        let rc = libc::ioctl(s, libc::SIOCSIFFLAGS as _, &req);
         let err = std::io::Error::last_os_error();
         libc::close(s);
         if rc != 0 {
