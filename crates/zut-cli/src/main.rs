@@ -22,6 +22,13 @@ use std::process::ExitCode;
 
 use zut_ext_manage::errln;
 
+/// The allocator of the static release build (docs/install.md): musl's
+/// own allocator takes about twice zut's CPU time per streamed megabyte
+/// (`scripts/bench/rpc --throughput`); glibc builds keep glibc's.
+#[cfg(target_env = "musl")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let argv: Vec<String> = match std::env::args_os()
         .skip(1)

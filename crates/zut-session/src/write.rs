@@ -55,19 +55,36 @@ pub struct SessionWriter {
     needs_newline: bool,
 }
 
+/// Waits between tries of a busy lock (about 0.15 s in all).
+const BUSY_RETRIES_MS: [u64; 5] = [5, 10, 20, 40, 80];
+
+/// Locks `file` for this process. A lock that is busy is tried again for
+/// about 0.15 s before the file counts as written by another process: a
+/// child that another thread of this process is starting holds a copy of
+/// every descriptor (and so the lock) from its fork until its exec closes
+/// them, so a file this process has just closed can look busy for a
+/// moment when it is opened again (a resume of the session just left).
 fn lock(file: &File, path: &Path) -> Result<()> {
-    // SAFETY: flock on a descriptor we own; no memory is involved.
-    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-    if rc == 0 {
-        return Ok(());
+    let mut waits = BUSY_RETRIES_MS.iter();
+    loop {
+        // SAFETY: flock on a descriptor we own; no memory is involved.
+        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        if rc == 0 {
+            return Ok(());
+        }
+        let err = std::io::Error::last_os_error();
+        if err.raw_os_error() != Some(libc::EWOULDBLOCK) {
+            return Err(SessionError::io(path, "locking", err));
+        }
+        match waits.next() {
+            Some(ms) => std::thread::sleep(std::time::Duration::from_millis(*ms)),
+            None => {
+                return Err(SessionError::Busy {
+                    path: path.to_path_buf(),
+                })
+            }
+        }
     }
-    let err = std::io::Error::last_os_error();
-    if err.raw_os_error() == Some(libc::EWOULDBLOCK) {
-        return Err(SessionError::Busy {
-            path: path.to_path_buf(),
-        });
-    }
-    Err(SessionError::io(path, "locking", err))
 }
 
 /// Whether another process holds `path` locked (it is being written).

@@ -145,6 +145,47 @@ fn two_writers_never_share_a_file() {
     assert_eq!(snap.messages.len(), 1);
 }
 
+/// A child started while the file was open holds the lock until it execs
+/// (here: a `sleep 0` holding the descriptor as its stdin until it exits):
+/// a lock released within the writer's short wait opens; one held longer
+/// is Busy.
+#[test]
+fn a_lock_a_child_holds_for_a_moment_is_waited_for() {
+    use std::os::fd::AsRawFd;
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = new_session(dir.path());
+    w.append_message(&SessionMessage::new(Role::User, vec![Block::text("a")]))
+        .unwrap();
+    let path = w.path().to_path_buf();
+    drop(w);
+    let hold = |secs: &str| {
+        let f = std::fs::File::open(&path).unwrap();
+        // SAFETY: flock on a descriptor this test owns.
+        assert_eq!(
+            unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+            0
+        );
+        std::process::Command::new("sleep")
+            .arg(secs)
+            .stdin(std::process::Stdio::from(f))
+            .spawn()
+            .unwrap()
+    };
+    let mut brief = hold("0");
+    let (reopened, snap) =
+        SessionWriter::open(&path).expect("a lock held for a moment is waited for");
+    assert_eq!(snap.messages.len(), 1);
+    brief.wait().unwrap();
+    drop(reopened);
+    let mut long = hold("5");
+    assert!(matches!(
+        SessionWriter::open(&path),
+        Err(SessionError::Busy { .. })
+    ));
+    long.kill().unwrap();
+    long.wait().unwrap();
+}
+
 #[test]
 fn a_torn_last_row_is_refused_and_left_alone() {
     let dir = tempfile::tempdir().unwrap();
