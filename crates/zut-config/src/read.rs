@@ -46,13 +46,4 @@ pub fn read_object(path: &Path) -> Result<Option<Map<String, Value>>, ConfigErro
 }
 
 /// A JSON value's kind, for error messages.
-pub fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
+pub use zut_types::text::json_kind as kind;

@@ -29,7 +29,8 @@ pub struct WebKeys {
     pub timeout_secs: Option<u64>,
 }
 
-/// Search backends zut knows (checked here so a typo is an error at start).
+/// Search backends zut knows (checked here so a typo is an error at start;
+/// a test of zut-web checks that its `SearchBackend::parse` takes each).
 pub const WEB_SEARCH_BACKENDS: &[&str] = &[
     "duckduckgo",
     "searxng",

@@ -36,16 +36,19 @@ pub enum CommandOutcome {
     Noop,
 }
 
-/// One command a front end can offer its user: a built-in of
-/// `zut_agent::commands::headless`, an extension's command or a skill
-/// (`skill:<name>`, one entry per name and alias).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One command a front end can offer its user (opt-in RPC `get_commands`): a
+/// built-in of `zut_agent::commands::headless`, an extension's command or a
+/// skill (`skill:<name>`, one entry per name and alias).
+// Its schema keeps the name RPC clients know.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[schemars(rename = "CommandEntryData")]
 pub struct CommandEntry {
     /// The name without its slash (`compact`, `todo`, `skill:review`).
     pub name: String,
     /// What it does, one line.
     pub description: String,
     /// What its argument is, when it takes one (`model id`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
     /// `zut` for built-ins, `skill` for skills, else the extension's name.
     pub source: String,

@@ -48,14 +48,20 @@ pub enum CommandError {
     Write(String),
 }
 
-/// Sends a request frame built by `make(id)` and waits for its reply.
+/// Sends a request frame built by `make(id)` and waits for its reply of
+/// `kind` (a command or a tool result) within that kind's timeout.
 async fn request(
     shared: &Shared,
     ext: &Extension,
     kind: ReplyKind,
-    within: std::time::Duration,
     make: impl FnOnce(String) -> HostFrame,
 ) -> Result<Reply, RequestError> {
+    let timeouts = &shared.config.timeouts;
+    let within = match kind {
+        ReplyKind::Command => timeouts.command,
+        ReplyKind::Tool => timeouts.tool,
+        ReplyKind::Intercept => timeouts.intercept,
+    };
     let id = shared.next_id();
     let rx = ext.expect_reply(&id, kind);
     let _guard = PendingGuard {
@@ -98,20 +104,10 @@ pub(crate) async fn invoke_command(
     let Some(ext) = shared.extension(idx).filter(|e| e.is_alive()) else {
         return Err(CommandError::Unknown(name.to_string()));
     };
-    let args = args.trim().to_string();
-    let reply = request(
-        shared,
-        &ext,
-        ReplyKind::Command,
-        shared.config.timeouts.command,
-        |id| {
-            HostFrame::CommandInvoked(CommandInvoked {
-                id,
-                name: canonical.clone(),
-                args,
-            })
-        },
-    )
+    let (name, args) = (canonical.clone(), args.trim().to_string());
+    let reply = request(shared, &ext, ReplyKind::Command, |id| {
+        HostFrame::CommandInvoked(CommandInvoked { id, name, args })
+    })
     .await;
     let (extension, command) = (ext.name.clone(), canonical);
     match reply {
@@ -153,19 +149,10 @@ pub(crate) async fn call_tool(shared: &Shared, name: &str, args: Value) -> ToolO
     } else {
         args
     };
-    let reply = request(
-        shared,
-        &ext,
-        ReplyKind::Tool,
-        shared.config.timeouts.tool,
-        |id| {
-            HostFrame::ToolCall(ToolCall {
-                id,
-                name: name.to_string(),
-                args,
-            })
-        },
-    )
+    let reply = request(shared, &ext, ReplyKind::Tool, |id| {
+        let name = name.to_string();
+        HostFrame::ToolCall(ToolCall { id, name, args })
+    })
     .await;
     let ext_name = ext.name.as_str();
     let (mut out, raw_details_len) = match reply {

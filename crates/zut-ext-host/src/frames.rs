@@ -53,134 +53,85 @@ pub(crate) async fn handle_frame(shared: &Arc<Shared>, ext: &Arc<Extension>, lin
             ext.deliver(&r.id.clone(), Reply::Tool(r, raw_len))
         }
         ExtFrame::EventInterceptResponse(r) => ext.deliver(&r.id.clone(), Reply::Intercept(r)),
-        ExtFrame::Notify(n) => {
-            shared
-                .ui(
-                    name,
-                    UiKind::Notify {
-                        level: n.level,
-                        message: n.message,
-                    },
-                )
-                .await
-        }
-        ExtFrame::Status(s) => {
-            if s.key.trim().is_empty() {
-                return;
+        ExtFrame::ShutdownAck | ExtFrame::Unknown => {}
+        ui_frame => {
+            if let Some(kind) = ui_kind(ext, ui_frame) {
+                shared.ui(name, kind).await
             }
+        }
+    }
+}
+
+/// The UI request a UI frame makes, or `None` when the frame asks for
+/// nothing (an empty id, a non-`bell` alert, an empty prompt, ...) or is
+/// not a UI frame.
+fn ui_kind(ext: &Extension, frame: ExtFrame) -> Option<UiKind> {
+    Some(match frame {
+        ExtFrame::Notify(n) => UiKind::Notify {
+            level: n.level,
+            message: n.message,
+        },
+        ExtFrame::Status(s) if !s.key.trim().is_empty() => {
             let text = if s.text.trim().is_empty() {
                 String::new()
             } else {
                 s.text
             };
-            shared
-                .ui(
-                    name,
-                    UiKind::Status {
-                        key: s.key,
-                        level: s.level,
-                        text,
-                    },
-                )
-                .await
-        }
-        ExtFrame::Widget(w) => {
-            if w.id.trim().is_empty() {
-                return;
-            }
-            shared
-                .ui(
-                    name,
-                    UiKind::Widget {
-                        id: w.id,
-                        position: w.position,
-                        title: w.title,
-                        lines: w.lines,
-                    },
-                )
-                .await
-        }
-        ExtFrame::WidgetClear(w) => {
-            if !w.id.trim().is_empty() {
-                shared.ui(name, UiKind::WidgetClear { id: w.id }).await
+            UiKind::Status {
+                key: s.key,
+                level: s.level,
+                text,
             }
         }
-        ExtFrame::Alert(a) => {
-            if a.kind == "bell" {
-                shared
-                    .ui(
-                        name,
-                        UiKind::Alert {
-                            kind: a.kind,
-                            reason: a.reason,
-                        },
-                    )
-                    .await
-            }
-        }
-        ExtFrame::ClearNotes(_) => shared.ui(name, UiKind::ClearNotes).await,
-        ExtFrame::Submit(s) => {
-            let text = s.text.trim();
-            if !text.is_empty() {
-                shared
-                    .ui(
-                        name,
-                        UiKind::Submit {
-                            text: text.to_string(),
-                        },
-                    )
-                    .await
-            }
-        }
+        ExtFrame::Widget(w) if !w.id.trim().is_empty() => UiKind::Widget {
+            id: w.id,
+            position: w.position,
+            title: w.title,
+            lines: w.lines,
+        },
+        ExtFrame::WidgetClear(w) if !w.id.trim().is_empty() => UiKind::WidgetClear { id: w.id },
+        ExtFrame::Alert(a) if a.kind == "bell" => UiKind::Alert {
+            kind: a.kind,
+            reason: a.reason,
+        },
+        ExtFrame::ClearNotes(_) => UiKind::ClearNotes,
+        ExtFrame::Submit(s) if !s.text.trim().is_empty() => UiKind::Submit {
+            text: s.text.trim().to_string(),
+        },
         ExtFrame::SubmitSlash(s) => {
             let text = s.text.trim();
-            if text.starts_with('/') {
-                shared
-                    .ui(
-                        name,
-                        UiKind::SubmitSlash {
-                            text: text.to_string(),
-                        },
-                    )
-                    .await
-            } else {
+            if !text.starts_with('/') {
                 ext.log_warning(&format!(
                     "submit_slash refused (not a slash command): {:?}",
                     s.text
                 ));
+                return None;
+            }
+            UiKind::SubmitSlash {
+                text: text.to_string(),
             }
         }
         ExtFrame::OpenPanel(p) => {
             ext.panel_drawn(&p.panel.id);
-            shared.ui(name, UiKind::OpenPanel(p.panel)).await
+            UiKind::OpenPanel(p.panel)
         }
         ExtFrame::PanelRender(p) => {
             ext.panel_drawn(&p.panel_id);
-            shared
-                .ui(
-                    name,
-                    UiKind::PanelRender {
-                        panel_id: p.panel_id,
-                        title: p.title,
-                        lines: p.lines,
-                        footer: p.footer,
-                    },
-                )
-                .await
+            UiKind::PanelRender {
+                panel_id: p.panel_id,
+                title: p.title,
+                lines: p.lines,
+                footer: p.footer,
+            }
         }
         ExtFrame::PanelClose(p) => {
             ext.pacer.forget(&p.panel_id);
-            shared
-                .ui(
-                    name,
-                    UiKind::PanelClose {
-                        panel_id: p.panel_id,
-                    },
-                )
-                .await
+            UiKind::PanelClose {
+                panel_id: p.panel_id,
+            }
         }
-        ExtFrame::ShutdownAck | ExtFrame::Unknown => {}
-    }
+        _ => return None,
+    })
 }
 
 /// Byte length of the `details` value of a `tool_result` line exactly as

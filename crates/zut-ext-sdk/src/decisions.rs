@@ -2,6 +2,28 @@
 
 use serde_json::Value;
 
+/// The two constructors every decision has: `allow()` (the default, which
+/// lets the event through) and `block(reason)` (the default otherwise).
+macro_rules! allow_and_block {
+    ($decision:ty, $allow_doc:literal, $block_doc:literal) => {
+        impl $decision {
+            #[doc = $allow_doc]
+            pub fn allow() -> Self {
+                Self::default()
+            }
+
+            #[doc = $block_doc]
+            pub fn block(reason: impl Into<String>) -> Self {
+                Self {
+                    block: true,
+                    reason: reason.into(),
+                    ..Self::default()
+                }
+            }
+        }
+    };
+}
+
 /// Decision of a `tool_call` interceptor. The default allows the call
 /// unchanged.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -15,21 +37,13 @@ pub struct ToolCallDecision {
     pub modified_args: Option<Value>,
 }
 
+allow_and_block!(
+    ToolCallDecision,
+    "Lets the call run unchanged.",
+    "Refuses the call with `reason`."
+);
+
 impl ToolCallDecision {
-    /// Lets the call run unchanged.
-    pub fn allow() -> Self {
-        Self::default()
-    }
-
-    /// Refuses the call with `reason`.
-    pub fn block(reason: impl Into<String>) -> Self {
-        Self {
-            block: true,
-            reason: reason.into(),
-            modified_args: None,
-        }
-    }
-
     /// Lets the call run with `args` instead of the model's arguments.
     pub fn rewrite(args: Value) -> Self {
         Self {
@@ -51,21 +65,13 @@ pub struct TurnStartDecision {
     pub context: String,
 }
 
+allow_and_block!(
+    TurnStartDecision,
+    "Lets the turn run.",
+    "Blocks the turn with `reason`."
+);
+
 impl TurnStartDecision {
-    /// Lets the turn run.
-    pub fn allow() -> Self {
-        Self::default()
-    }
-
-    /// Blocks the turn with `reason`.
-    pub fn block(reason: impl Into<String>) -> Self {
-        Self {
-            block: true,
-            reason: reason.into(),
-            context: String::new(),
-        }
-    }
-
     /// Lets the turn run with hidden `context` for this request only.
     pub fn with_context(context: impl Into<String>) -> Self {
         Self {
@@ -87,21 +93,13 @@ pub struct AssistantMessageDecision {
     pub replace_text: String,
 }
 
+allow_and_block!(
+    AssistantMessageDecision,
+    "Shows the message unchanged.",
+    "Hides the message with `reason`."
+);
+
 impl AssistantMessageDecision {
-    /// Shows the message unchanged.
-    pub fn allow() -> Self {
-        Self::default()
-    }
-
-    /// Hides the message with `reason`.
-    pub fn block(reason: impl Into<String>) -> Self {
-        Self {
-            block: true,
-            reason: reason.into(),
-            replace_text: String::new(),
-        }
-    }
-
     /// Shows `text` to the user instead of the model's text.
     pub fn replace(text: impl Into<String>) -> Self {
         Self {

@@ -60,6 +60,33 @@ pub struct Extension {
     handle: Handle,
 }
 
+/// The methods `tool` and `deferred_tool`: the same registration, told
+/// whether the tool is deferred.
+macro_rules! tool_registration {
+    ($(#[$doc:meta])* $method:ident, deferred: $deferred:literal) => {
+        $(#[$doc])*
+        pub fn $method<F>(
+            &mut self,
+            name: impl Into<String>,
+            description: impl Into<String>,
+            schema: Value,
+            handler: F,
+        ) -> &mut Self
+        where
+            F: Fn(Value, &Context) -> ToolResult + Send + Sync + 'static,
+        {
+            self.registry.add_tool(
+                name.into(),
+                description.into(),
+                schema,
+                $deferred,
+                Arc::new(handler),
+            );
+            self
+        }
+    };
+}
+
 impl Extension {
     /// A new extension. `name` should equal the manifest name.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
@@ -101,51 +128,21 @@ impl Extension {
         self
     }
 
-    /// Registers a tool the model can call. `schema` is the JSON Schema
-    /// object of its arguments; `handler` receives the arguments the model
-    /// produced (validate them yourself).
-    pub fn tool<F>(
-        &mut self,
-        name: impl Into<String>,
-        description: impl Into<String>,
-        schema: Value,
-        handler: F,
-    ) -> &mut Self
-    where
-        F: Fn(Value, &Context) -> ToolResult + Send + Sync + 'static,
-    {
-        self.registry.add_tool(
-            name.into(),
-            description.into(),
-            schema,
-            false,
-            Arc::new(handler),
-        );
-        self
-    }
+    tool_registration!(
+        /// Registers a tool the model can call. `schema` is the JSON Schema
+        /// object of its arguments; `handler` receives the arguments the model
+        /// produced (validate them yourself).
+        tool,
+        deferred: false
+    );
 
-    /// Registers a deferred tool: known to the host but not offered to the
-    /// model until a tool result names it in `activate_tools`
-    /// ([`ToolResult::with_activate_tools`]).
-    pub fn deferred_tool<F>(
-        &mut self,
-        name: impl Into<String>,
-        description: impl Into<String>,
-        schema: Value,
-        handler: F,
-    ) -> &mut Self
-    where
-        F: Fn(Value, &Context) -> ToolResult + Send + Sync + 'static,
-    {
-        self.registry.add_tool(
-            name.into(),
-            description.into(),
-            schema,
-            true,
-            Arc::new(handler),
-        );
-        self
-    }
+    tool_registration!(
+        /// Registers a deferred tool: known to the host but not offered to the
+        /// model until a tool result names it in `activate_tools`
+        /// ([`ToolResult::with_activate_tools`]).
+        deferred_tool,
+        deferred: true
+    );
 
     /// Runs `callback` after `hello_ack` and before registrations are
     /// announced, so it can register more commands and tools based on the

@@ -134,6 +134,14 @@ pub fn display_path(path: &Path, cwd: &Path) -> String {
     }
 }
 
+/// ` [code]` when the diagnostic has a code, else nothing.
+fn code_suffix(d: &Diagnostic) -> String {
+    d.code
+        .as_deref()
+        .map(|c| format!(" [{c}]"))
+        .unwrap_or_default()
+}
+
 fn cut_chars(s: &str, max: usize) -> String {
     let compact: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
     match compact.char_indices().nth(max) {
@@ -257,11 +265,7 @@ pub fn summarize(diagnostics: &[Diagnostic], cwd: &Path, cap: usize) -> String {
             if !emitted_groups.insert(id) {
                 continue;
             }
-            let code = d
-                .code
-                .as_deref()
-                .map(|c| format!(" [{c}]"))
-                .unwrap_or_default();
+            let code = code_suffix(d);
             let head = if files.len() == 1 {
                 let lines: Vec<String> = group.iter().map(|g| (g.line + 1).to_string()).collect();
                 format!(
@@ -290,11 +294,7 @@ pub fn summarize(diagnostics: &[Diagnostic], cwd: &Path, cap: usize) -> String {
             listed += group.len();
             continue;
         }
-        let code = d
-            .code
-            .as_deref()
-            .map(|c| format!(" [{c}]"))
-            .unwrap_or_default();
+        let code = code_suffix(d);
         out.push_str(&format!(
             "- {}: {}:{}:{}{code} {}\n",
             severity_word(d.severity),
@@ -333,19 +333,23 @@ mod tests {
         }
     }
 
+    /// The summary of `all` for a project at `/w`, capped at 50.
+    fn summary(all: &[Diagnostic]) -> String {
+        summarize(all, Path::new("/w"), 50)
+    }
+
     #[test]
     fn empty_says_so() {
-        assert_eq!(summarize(&[], Path::new("/w"), 50), "No diagnostics.");
+        assert_eq!(summary(&[]), "No diagnostics.");
     }
 
     #[test]
     fn sorted_deduplicated_and_counted() {
-        let all = vec![
+        let text = summary(&[
             d("/w/b.rs", 2, 3, "unused   variable"),
             d("/w/a.rs", 1, 9, "mismatched types"),
             d("/w/b.rs", 2, 3, "unused variable"),
-        ];
-        let text = summarize(&all, Path::new("/w"), 50);
+        ]);
         assert_eq!(
             text,
             "Diagnostics: 1 error, 1 warning (deduplicated 1)\n\
@@ -366,7 +370,7 @@ mod tests {
             text.ends_with("... truncated; 5 diagnostics omitted (hard cap 2)"),
             "{text}"
         );
-        let grouped = summarize(&all[..5], Path::new("/w"), 50);
+        let grouped = summary(&all[..5]);
         assert!(
             grouped.contains("- WARNING: repeated 5 occurrences in a.py (lines: 1, 2, 3, 4, 5) same (examples: a.py)"),
             "{grouped}"
@@ -375,12 +379,11 @@ mod tests {
 
     #[test]
     fn module_errors_make_the_rest_secondary() {
-        let all = vec![
+        let text = summary(&[
             d("/w/m.ts", 1, 0, "Cannot find module 'left-pad'"),
             d("/w/m.ts", 1, 4, "x is any"),
             d("/w/m.ts", 2, 5, "y unused"),
-        ];
-        let text = summarize(&all, Path::new("/w"), 50);
+        ]);
         assert!(text.contains("- SECONDARY: grouped 2 additional diagnostics in m.ts under module-resolution error (left-pad)"), "{text}");
     }
 }

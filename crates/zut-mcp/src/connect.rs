@@ -26,6 +26,26 @@ pub(crate) struct Connection {
     pub jailed_at_start: bool,
 }
 
+impl Connection {
+    /// A connection to a remote (HTTP or SSE) server: no child, never jailed.
+    fn remote(running: RunningService<RoleClient, Handler>) -> Self {
+        Self {
+            running,
+            child: None,
+            guard: None,
+            jailed_at_start: false,
+        }
+    }
+}
+
+/// The error of a remote server that wants an OAuth login first.
+fn needs_login(url: &str, slot: &Slot) -> ConnectError {
+    ConnectError::NeedsLogin(format!(
+        "{url} requires authorization: run `zut mcp login {}`",
+        slot.config.name
+    ))
+}
+
 /// Why a connection could not be opened.
 pub(crate) enum ConnectError {
     /// The server wants OAuth: `zut mcp login`.
@@ -125,17 +145,9 @@ pub(crate) async fn connect(cx: &ConnectCtx<'_>) -> Result<Connection, ConnectEr
             }
             let transport = StreamableHttpClientTransport::with_client(client, config);
             match handler.serve(transport).await {
-                Ok(running) => Ok(Connection {
-                    running,
-                    child: None,
-                    guard: None,
-                    jailed_at_start: false,
-                }),
+                Ok(running) => Ok(Connection::remote(running)),
                 Err(e) if e.is_authorization_required() || e.auth_challenge().is_some() => {
-                    Err(ConnectError::NeedsLogin(format!(
-                        "{url} requires authorization: run `zut mcp login {}`",
-                        slot.config.name
-                    )))
+                    Err(needs_login(&url, slot))
                 }
                 Err(e) => Err(ConnectError::Failed(format!("{url}: {e}"))),
             }
@@ -146,19 +158,11 @@ pub(crate) async fn connect(cx: &ConnectCtx<'_>) -> Result<Connection, ConnectEr
             let transport = crate::sse::SseTransport::connect(client, &url, auth)
                 .await
                 .map_err(|e| match e {
-                    crate::sse::SseError::Unauthorized => ConnectError::NeedsLogin(format!(
-                        "{url} requires authorization: run `zut mcp login {}`",
-                        slot.config.name
-                    )),
+                    crate::sse::SseError::Unauthorized => needs_login(&url, slot),
                     other => ConnectError::Failed(format!("{url}: {other}")),
                 })?;
             match handler.serve(transport).await {
-                Ok(running) => Ok(Connection {
-                    running,
-                    child: None,
-                    guard: None,
-                    jailed_at_start: false,
-                }),
+                Ok(running) => Ok(Connection::remote(running)),
                 Err(e) => Err(ConnectError::Failed(format!("{url}: {e}"))),
             }
         }

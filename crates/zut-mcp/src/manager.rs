@@ -399,9 +399,16 @@ impl McpManager {
         let Some(slot) = self.slots().into_iter().find(|s| s.config.name == server) else {
             return false;
         };
+        self.settle(&slot, max).await;
+        slot.status() == ServerStatus::Ready
+    }
+
+    /// Lets the servers start, then waits until `slot` is past `starting`,
+    /// at most `max`.
+    async fn settle(&self, slot: &Slot, max: Duration) {
+        self.release_starts();
         let mut rx = slot.status.subscribe();
         let _ = tokio::time::timeout(max, rx.wait_for(|s| s.settled())).await;
-        slot.status() == ServerStatus::Ready
     }
 
     /// Calls the MCP tool `name` (`mcp__<server>__<tool>`) with `args`
@@ -429,10 +436,7 @@ impl McpManager {
                 slot.status().word()
             ));
         };
-        let timeout = slot
-            .config
-            .timeout
-            .unwrap_or(self.inner.opts.settings.tool_timeout);
+        let timeout = self.timeout(&slot);
         match crate::call::call_tool(&slot, &peer, &tool.tool, args, timeout, cancel, progress)
             .await
         {
@@ -451,24 +455,11 @@ impl McpManager {
         uri: &str,
         cancel: &CancellationToken,
     ) -> Result<Vec<McpContent>, String> {
-        let slot = self
-            .slot(server)
-            .ok_or_else(|| format!("no MCP server named {server}"))?;
-        let peer = slot
-            .peer()
-            .ok_or_else(|| format!("MCP server {server} is not connected"))?;
         let req =
             rmcp::model::ClientRequest::ReadResourceRequest(rmcp::model::ReadResourceRequest::new(
                 rmcp::model::ReadResourceRequestParams::new(uri.to_string()),
             ));
-        let timeout = slot
-            .config
-            .timeout
-            .unwrap_or(self.inner.opts.settings.tool_timeout);
-        let result = crate::call::request(&slot, &peer, req, timeout, cancel, None)
-            .await
-            .map_err(|e| e.to_string())?;
-        let v = serde_json::to_value(result).map_err(|e| e.to_string())?;
+        let v = self.request(server, req, cancel).await?;
         Ok(v.get("contents")
             .and_then(Value::as_array)
             .map(|a| a.iter().map(map_resource).collect())
@@ -508,13 +499,8 @@ impl McpManager {
                 ));
                 continue;
             };
-            self.release_starts();
-            let mut rx = slot.status.subscribe();
-            let _ = tokio::time::timeout(
-                self.inner.opts.settings.startup_timeout,
-                rx.wait_for(|s| s.settled()),
-            )
-            .await;
+            self.settle(&slot, self.inner.opts.settings.startup_timeout)
+                .await;
             if budget == 0 {
                 out.push(failure(
                     m,
@@ -566,12 +552,6 @@ impl McpManager {
         args: BTreeMap<String, String>,
         cancel: &CancellationToken,
     ) -> Result<String, String> {
-        let slot = self
-            .slot(server)
-            .ok_or_else(|| format!("no MCP server named {server}"))?;
-        let peer = slot
-            .peer()
-            .ok_or_else(|| format!("MCP server {server} is not connected"))?;
         let mut params = rmcp::model::GetPromptRequestParams::new(prompt.to_string());
         if !args.is_empty() {
             params = params.with_arguments(
@@ -583,15 +563,36 @@ impl McpManager {
         let req = rmcp::model::ClientRequest::GetPromptRequest(rmcp::model::GetPromptRequest::new(
             params,
         ));
-        let timeout = slot
-            .config
-            .timeout
-            .unwrap_or(self.inner.opts.settings.tool_timeout);
+        let v = self.request(server, req, cancel).await?;
+        Ok(crate::prompts::render_messages(&v))
+    }
+
+    /// Sends `req` to the connected server `server` with its per-call
+    /// timeout; the result as JSON, or the error as text.
+    async fn request(
+        &self,
+        server: &str,
+        req: rmcp::model::ClientRequest,
+        cancel: &CancellationToken,
+    ) -> Result<Value, String> {
+        let slot = self
+            .slot(server)
+            .ok_or_else(|| format!("no MCP server named {server}"))?;
+        let peer = slot
+            .peer()
+            .ok_or_else(|| format!("MCP server {server} is not connected"))?;
+        let timeout = self.timeout(&slot);
         let result = crate::call::request(&slot, &peer, req, timeout, cancel, None)
             .await
             .map_err(|e| e.to_string())?;
-        let v = serde_json::to_value(result).map_err(|e| e.to_string())?;
-        Ok(crate::prompts::render_messages(&v))
+        serde_json::to_value(result).map_err(|e| e.to_string())
+    }
+
+    /// The per-call timeout of `slot`: its `timeout`, else `mcp_tool_timeout`.
+    fn timeout(&self, slot: &Slot) -> Duration {
+        slot.config
+            .timeout
+            .unwrap_or(self.inner.opts.settings.tool_timeout)
     }
 
     /// Expands `/mcp__<server>__<prompt> args` into the text of the user
@@ -603,13 +604,8 @@ impl McpManager {
     ) -> Option<Result<String, String>> {
         let server = crate::naming::server_of(text.trim_start().strip_prefix('/')?)?.to_string();
         let slot = self.slot(&server)?;
-        self.release_starts();
-        let mut rx = slot.status.subscribe();
-        let _ = tokio::time::timeout(
-            self.inner.opts.settings.startup_timeout,
-            rx.wait_for(|s| s.settled()),
-        )
-        .await;
+        self.settle(&slot, self.inner.opts.settings.startup_timeout)
+            .await;
         let prompts = self.prompts();
         let (prompt, args) = crate::prompts::parse_command(&prompts, text)?;
         Some(

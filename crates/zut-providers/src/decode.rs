@@ -1,5 +1,9 @@
 //! Dispatch from SSE events to the wire-specific decoder.
 
+use std::fmt::Display;
+
+use serde::Deserialize;
+
 use crate::assemble::{Assembler, Emit};
 use crate::error::ProviderError;
 use crate::framing::Framer;
@@ -15,6 +19,34 @@ pub(crate) enum Flow {
     Continue,
     /// The final event arrived.
     Done,
+}
+
+/// Where a wire decoder puts what it decodes: (the provider's name, for
+/// errors; the reply being assembled; the caller's event callback).
+pub(crate) struct Sink<'a, 'e>(
+    pub(crate) &'a str,
+    pub(crate) &'a mut Assembler,
+    pub(crate) &'a mut Emit<'e>,
+);
+
+/// The stream decoder of one wire format.
+pub(crate) trait WireDecoder {
+    /// Handles one event (an SSE event; for Bedrock one binary event-stream
+    /// message, its type in `event`).
+    fn event(&mut self, sse: &SseEventRef<'_>, out: Sink<'_, '_>) -> Result<Flow, ProviderError>;
+}
+
+/// `data` parsed as JSON, or a protocol error saying `invalid JSON in
+/// {what}` (`what` is formatted only on failure).
+pub(crate) fn parse_json<'d, T: Deserialize<'d>>(
+    provider: &str,
+    data: &'d str,
+    what: impl Display,
+) -> Result<T, ProviderError> {
+    serde_json::from_str(data).map_err(|e| ProviderError::Protocol {
+        provider: provider.to_string(),
+        message: format!("invalid JSON in {what}: {e}"),
+    })
 }
 
 /// A wire-specific stream decoder.
@@ -47,12 +79,13 @@ impl Decoder {
         asm: &mut Assembler,
         emit: &mut Emit<'_>,
     ) -> Result<Flow, ProviderError> {
+        let out = Sink(provider, asm, emit);
         match self {
-            Decoder::Anthropic(d) => d.event(provider, sse, asm, emit),
-            Decoder::OpenAi(d) => d.event(provider, sse, asm, emit),
-            Decoder::Gemini(d) => d.event(provider, sse, asm, emit),
-            Decoder::Bedrock(d) => d.event(provider, sse, asm, emit),
-            Decoder::Responses(d) => d.event(provider, sse, asm, emit),
+            Decoder::Anthropic(d) => d.event(sse, out),
+            Decoder::OpenAi(d) => d.event(sse, out),
+            Decoder::Gemini(d) => d.event(sse, out),
+            Decoder::Bedrock(d) => d.event(sse, out),
+            Decoder::Responses(d) => d.event(sse, out),
         }
     }
 

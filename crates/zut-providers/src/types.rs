@@ -89,6 +89,24 @@ pub struct Usage {
     pub cache_write: u64,
 }
 
+impl Usage {
+    /// Records OpenAI's counts (Chat Completions and Responses), whose
+    /// `prompt` count includes the `cached` tokens; a missing count is 0.
+    pub(crate) fn set_openai(
+        &mut self,
+        prompt: Option<u64>,
+        cached: Option<u64>,
+        output: Option<u64>,
+        reasoning: Option<u64>,
+    ) {
+        let cached = cached.unwrap_or(0);
+        self.input = prompt.unwrap_or(0).saturating_sub(cached);
+        self.cache_read = cached;
+        self.output = output.unwrap_or(0);
+        self.reasoning = reasoning;
+    }
+}
+
 /// A streamed event, delivered while a request runs.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StreamEvent {

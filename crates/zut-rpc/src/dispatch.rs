@@ -156,17 +156,7 @@ impl Dispatcher {
                 Err(e) => self.respond(Response::err(id, kind, e)),
             },
             Request::GetModels => {
-                let models = c
-                    .models()
-                    .into_iter()
-                    .map(|m| ModelEntry {
-                        id: m.id,
-                        provider: m.provider,
-                        context_window: m.context_window,
-                        max_output: m.max_output,
-                        reasoning: m.reasoning,
-                    })
-                    .collect();
+                let models = c.models();
                 self.respond(Response::ok(id, kind, data(&ModelsData { models })));
             }
             Request::Ping => self.respond(Response::ok(id, kind, data(&PongData { pong: true }))),
@@ -213,16 +203,7 @@ impl Dispatcher {
                 self.respond(Response::ok(id, kind, None));
             }
             Request::GetCommands => {
-                let commands = c
-                    .command_list()
-                    .into_iter()
-                    .map(|e| CommandEntryData {
-                        name: e.name,
-                        description: e.description,
-                        hint: e.hint,
-                        source: e.source,
-                    })
-                    .collect();
+                let commands = c.command_list();
                 self.respond(Response::ok(id, kind, data(&CommandsData { commands })));
             }
             Request::ListSessions { all } => {

@@ -290,26 +290,11 @@ pub struct ReasoningData {
     pub reasoning: String,
 }
 
-/// One model of `get_models`.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct ModelEntry {
-    /// Model id.
-    pub id: String,
-    /// Provider name.
-    pub provider: String,
-    /// Context window (0 when unknown).
-    pub context_window: u64,
-    /// Output limit (0 when unknown).
-    pub max_output: u64,
-    /// Whether it takes a reasoning level.
-    pub reasoning: bool,
-}
-
 /// `get_models` data.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct ModelsData {
     /// The models.
-    pub models: Vec<ModelEntry>,
+    pub models: Vec<zut_agent::controller::ModelInfo>,
 }
 
 /// `ping` data.
@@ -337,25 +322,11 @@ pub struct CommandData {
     pub text: Option<String>,
 }
 
-/// One command of `get_commands` (opt-in).
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct CommandEntryData {
-    /// The name without its slash (`compact`, `todo`, `skill:review`).
-    pub name: String,
-    /// What it does.
-    pub description: String,
-    /// What its argument is, when it takes one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hint: Option<String>,
-    /// `zut` (a built-in), `skill`, or the extension's name.
-    pub source: String,
-}
-
 /// `get_commands` data (opt-in).
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct CommandsData {
     /// Built-ins first, then extension commands, then skills.
-    pub commands: Vec<CommandEntryData>,
+    pub commands: Vec<zut_agent::controller::CommandEntry>,
 }
 
 /// A session move's data (opt-in `sessions`).

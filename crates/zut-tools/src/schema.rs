@@ -69,6 +69,17 @@ pub fn builtin_tool(name: &str) -> Option<ToolDef> {
     })
 }
 
+/// An object schema with these `properties`, the `required` ones listed,
+/// and no other property allowed.
+fn object(required: &[&str], properties: Value) -> Value {
+    json!({
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false
+    })
+}
+
 fn read_description() -> String {
     format!(
         "Read a file. Text is returned with 1-based line numbers (cat -n style; the number \
@@ -81,9 +92,9 @@ fn read_description() -> String {
 }
 
 fn read_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
+    object(
+        &["path"],
+        json!({
             "path": {
                 "type": "string",
                 "minLength": 1,
@@ -99,10 +110,8 @@ fn read_schema() -> Value {
                 "minimum": 1,
                 "description": format!("Maximum number of lines to return (default {READ_DEFAULT_LINES}).")
             }
-        },
-        "required": ["path"],
-        "additionalProperties": false
-    })
+        }),
+    )
 }
 
 fn write_description() -> String {
@@ -112,9 +121,9 @@ fn write_description() -> String {
 }
 
 fn write_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
+    object(
+        &["path", "content"],
+        json!({
             "path": {
                 "type": "string",
                 "minLength": 1,
@@ -124,10 +133,8 @@ fn write_schema() -> Value {
                 "type": "string",
                 "description": "The complete new content of the file."
             }
-        },
-        "required": ["path", "content"],
-        "additionalProperties": false
-    })
+        }),
+    )
 }
 
 fn edit_description() -> String {
@@ -140,9 +147,9 @@ fn edit_description() -> String {
 }
 
 fn edit_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
+    object(
+        &["path", "edits"],
+        json!({
             "path": {
                 "type": "string",
                 "minLength": 1,
@@ -152,9 +159,9 @@ fn edit_schema() -> Value {
                 "type": "array",
                 "minItems": 1,
                 "description": "Non-overlapping substitutions, each located in the file as it was before this call.",
-                "items": {
-                    "type": "object",
-                    "properties": {
+                "items": object(
+                    &["oldText", "newText"],
+                    json!({
                         "oldText": {
                             "type": "string",
                             "minLength": 1,
@@ -164,15 +171,11 @@ fn edit_schema() -> Value {
                             "type": "string",
                             "description": "Replacement for oldText (may be empty to delete it)."
                         }
-                    },
-                    "required": ["oldText", "newText"],
-                    "additionalProperties": false
-                }
+                    }),
+                )
             }
-        },
-        "required": ["path", "edits"],
-        "additionalProperties": false
-    })
+        }),
+    )
 }
 
 fn bash_description() -> String {
@@ -191,9 +194,9 @@ fn bash_description() -> String {
 }
 
 fn bash_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
+    object(
+        &["command", "timeout"],
+        json!({
             "command": {
                 "type": "string",
                 "minLength": 1,
@@ -205,10 +208,8 @@ fn bash_schema() -> Value {
                 "maximum": BASH_MAX_TIMEOUT_SECS,
                 "description": format!("Maximum run time in seconds (1 to {BASH_MAX_TIMEOUT_SECS}); the command's whole process group is killed when it expires.")
             }
-        },
-        "required": ["command", "timeout"],
-        "additionalProperties": false
-    })
+        }),
+    )
 }
 
 fn grep_description() -> String {
@@ -223,9 +224,9 @@ fn grep_description() -> String {
 }
 
 fn grep_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
+    object(
+        &["pattern"],
+        json!({
             "pattern": {
                 "type": "string",
                 "minLength": 1,
@@ -259,10 +260,8 @@ fn grep_schema() -> Value {
                 "maximum": GREP_MAX_RESULTS,
                 "description": format!("Maximum number of matching lines to return (default {GREP_DEFAULT_MAX_RESULTS}).")
             }
-        },
-        "required": ["pattern"],
-        "additionalProperties": false
-    })
+        }),
+    )
 }
 
 fn glob_description() -> String {
@@ -276,9 +275,9 @@ fn glob_description() -> String {
 }
 
 fn glob_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
+    object(
+        &["pattern"],
+        json!({
             "pattern": {
                 "type": "string",
                 "description": "Glob pattern to match files against (e.g. \"**/*.go\", \"*.json\", \"src/**/*.ts\")"
@@ -291,10 +290,8 @@ fn glob_schema() -> Value {
                 "type": "boolean",
                 "description": "Whether to include hidden files and directories (default false)"
             }
-        },
-        "required": ["pattern"],
-        "additionalProperties": false
-    })
+        }),
+    )
 }
 
 fn ast_description() -> String {
@@ -312,9 +309,9 @@ fn ast_description() -> String {
 }
 
 fn ast_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
+    object(
+        &["pattern", "path"],
+        json!({
             "pattern": {
                 "type": "string",
                 "description": "ast-grep pattern: code in the target language; $NAME matches one node, $$$NAME zero or more nodes."
@@ -331,10 +328,8 @@ fn ast_schema() -> Value {
                 "type": "string",
                 "description": "Replacement reusing the captured metavariables; when present every match is rewritten and the diff returned."
             }
-        },
-        "required": ["pattern", "path"],
-        "additionalProperties": false
-    })
+        }),
+    )
 }
 
 fn python_description() -> String {
@@ -447,9 +442,9 @@ fn plan_schema() -> Value {
         "type": "string",
         "enum": ["pending", "in_progress", "completed"]
     });
-    json!({
-        "type": "object",
-        "properties": {
+    object(
+        &["action"],
+        json!({
             "action": {
                 "type": "string",
                 "enum": ["set", "add", "update", "remove", "clear", "show"],
@@ -462,15 +457,13 @@ fn plan_schema() -> Value {
             "steps": {
                 "type": "array",
                 "description": "Steps for set and add (status defaults to pending).",
-                "items": {
-                    "type": "object",
-                    "properties": {
+                "items": object(
+                    &["step"],
+                    json!({
                         "step": {"type": "string"},
                         "status": status.clone()
-                    },
-                    "required": ["step"],
-                    "additionalProperties": false
-                }
+                    }),
+                )
             },
             "index": {
                 "type": "integer",
@@ -486,10 +479,8 @@ fn plan_schema() -> Value {
                 "type": "string",
                 "description": "New text for update."
             }
-        },
-        "required": ["action"],
-        "additionalProperties": false
-    })
+        }),
+    )
 }
 
 fn goal_description() -> String {
@@ -501,9 +492,9 @@ fn goal_description() -> String {
 }
 
 fn goal_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
+    object(
+        &["status"],
+        json!({
             "status": {
                 "type": "string",
                 "enum": ["active", "complete", "blocked", "superseded"],
@@ -512,8 +503,6 @@ fn goal_schema() -> Value {
             "objective": {"type": "string", "description": "Concrete objective for status active or superseded."},
             "mission_id": {"type": "string", "description": "Identifier from the active-goal context when setting a next goal in an existing mission. Omit it when starting a mission."},
             "reason": {"type": "string", "description": "Concise reason when the goal is blocked."}
-        },
-        "required": ["status"],
-        "additionalProperties": false
-    })
+        }),
+    )
 }

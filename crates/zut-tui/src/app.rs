@@ -655,13 +655,7 @@ impl App {
                 self.bell_pending |= self.alerts_enabled;
             }
             AgentEvent::ExtPanelOpen { extension, panel } => {
-                let displaced = self.chrome.open_panel(
-                    extension,
-                    &panel.id,
-                    &panel.title,
-                    &panel.lines,
-                    &panel.footer,
-                );
+                let displaced = self.chrome.open_panel(extension, panel);
                 if let Some((extension, panel_id)) = displaced {
                     return vec![Effect::PanelClose {
                         extension,

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
+use zut_protocol::PanelContent;
 
 use crate::sanitize;
 use crate::theme::Theme;
@@ -165,25 +166,18 @@ impl Chrome {
 
     /// Opens a panel; returns the displaced panel's (owner, id), which gets
     /// a `panel_close`.
-    pub fn open_panel(
-        &mut self,
-        ext: &str,
-        id: &str,
-        title: &str,
-        lines: &[String],
-        footer: &str,
-    ) -> Option<(String, String)> {
+    pub fn open_panel(&mut self, ext: &str, panel: &PanelContent) -> Option<(String, String)> {
         let displaced = self
             .panel
             .take()
-            .filter(|p| !(p.extension == ext && p.id == id))
+            .filter(|p| !(p.extension == ext && p.id == panel.id))
             .map(|p| (p.extension, p.id));
         self.panel = Some(Panel {
             extension: ext.to_string(),
-            id: id.to_string(),
-            title: clean(title),
-            lines: panel_lines(lines),
-            footer: clean(footer),
+            id: panel.id.clone(),
+            title: clean(&panel.title),
+            lines: panel_lines(&panel.lines),
+            footer: clean(&panel.footer),
         });
         displaced
     }

@@ -27,16 +27,6 @@ pub enum SearchBackend {
 }
 
 impl SearchBackend {
-    /// Every backend's config name, in documentation order.
-    pub const NAMES: [&'static str; 6] = [
-        "duckduckgo",
-        "searxng",
-        "brave",
-        "tavily",
-        "exa",
-        "provider",
-    ];
-
     /// The backend named `name` (case-insensitive), if any.
     pub fn parse(name: &str) -> Option<Self> {
         Some(match name.trim().to_ascii_lowercase().as_str() {
@@ -224,9 +214,11 @@ mod tests {
         }
     }
 
+    /// Every name `zut-config` accepts for `web.search.backend` is a
+    /// backend here, and names itself back.
     #[test]
     fn backends_parse_by_name() {
-        for n in SearchBackend::NAMES {
+        for &n in zut_config::web_keys::WEB_SEARCH_BACKENDS {
             assert_eq!(SearchBackend::parse(n).unwrap().name(), n);
         }
         assert!(SearchBackend::parse("google").is_none());

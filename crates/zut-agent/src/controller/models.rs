@@ -6,8 +6,10 @@
 
 use crate::compaction::known_context_window;
 
-/// One catalogue entry.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One catalogue entry (RPC `get_models`).
+// Its schema keeps the name RPC clients know.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[schemars(rename = "ModelEntry")]
 pub struct ModelInfo {
     /// Model id.
     pub id: String,

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 
 use crate::assemble::{Assembler, Emit, REDACTED_THINKING_PREFIX};
-use crate::decode::Flow;
+use crate::decode::{parse_json, Flow, Sink, WireDecoder};
 use crate::error::{error_type_retryable, ProviderError};
 use crate::scan::Cursor;
 use crate::sse::SseEventRef;
@@ -16,35 +16,31 @@ use crate::types::StopReason;
 struct Event<'a> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
-    #[serde(default)]
     index: Option<usize>,
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     delta: Option<Delta<'a>>,
     // Rare fields are boxed: this struct is built (and moved) once per event,
     // and its size shows in the parsing throughput.
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     content_block: Option<Box<BlockStart<'a>>>,
-    #[serde(default)]
     message: Option<Box<MessageStart>>,
-    #[serde(default)]
     usage: Option<Box<WireUsage>>,
-    #[serde(default)]
     error: Option<Box<WireError>>,
 }
 
 #[derive(Deserialize, Default)]
 struct Delta<'a> {
-    #[serde(rename = "type", default, borrow)]
+    #[serde(rename = "type", borrow)]
     kind: Option<Text<'a>>,
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     text: Option<Text<'a>>,
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     partial_json: Option<Text<'a>>,
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     thinking: Option<Text<'a>>,
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     signature: Option<Text<'a>>,
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     stop_reason: Option<Text<'a>>,
 }
 
@@ -52,37 +48,25 @@ struct Delta<'a> {
 struct BlockStart<'a> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
-    #[serde(default)]
     id: Option<String>,
-    #[serde(default)]
     name: Option<String>,
-    #[serde(default)]
     text: Option<String>,
-    #[serde(default)]
     thinking: Option<String>,
-    #[serde(default)]
     signature: Option<String>,
-    #[serde(default)]
     data: Option<String>,
-    #[serde(default)]
     input: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
 struct MessageStart {
-    #[serde(default)]
     usage: Option<WireUsage>,
 }
 
 #[derive(Deserialize, Default)]
 struct WireUsage {
-    #[serde(default)]
     input_tokens: Option<u64>,
-    #[serde(default)]
     output_tokens: Option<u64>,
-    #[serde(default)]
     cache_creation_input_tokens: Option<u64>,
-    #[serde(default)]
     cache_read_input_tokens: Option<u64>,
 }
 
@@ -150,15 +134,12 @@ impl Decoder {
     fn block(&self, index: Option<usize>) -> Option<(usize, BlockKind)> {
         index.and_then(|i| self.blocks.get(i).copied().flatten())
     }
+}
 
+impl WireDecoder for Decoder {
     /// Handle one SSE event.
-    pub(crate) fn event(
-        &mut self,
-        provider: &str,
-        sse: &SseEventRef<'_>,
-        asm: &mut Assembler,
-        emit: &mut Emit<'_>,
-    ) -> Result<Flow, ProviderError> {
+    fn event(&mut self, sse: &SseEventRef<'_>, out: Sink<'_, '_>) -> Result<Flow, ProviderError> {
+        let Sink(provider, asm, emit) = out;
         if let Some((index, field, value)) = exact_block_delta(sse.data) {
             self.delta_value(index, field, value, asm, emit);
             return Ok(Flow::Continue);
@@ -167,18 +148,12 @@ impl Decoder {
             self.block_delta(index, delta, asm, emit);
             return Ok(Flow::Continue);
         }
-        let event: Event<'_> =
-            serde_json::from_str(sse.data).map_err(|e| ProviderError::Protocol {
-                provider: provider.to_string(),
-                message: format!(
-                    "invalid JSON in {} event: {e}",
-                    if sse.event.is_empty() {
-                        "an"
-                    } else {
-                        sse.event
-                    }
-                ),
-            })?;
+        let name = if sse.event.is_empty() {
+            "an"
+        } else {
+            sse.event
+        };
+        let event: Event<'_> = parse_json(provider, sse.data, format_args!("{name} event"))?;
         match event.kind.as_ref() {
             "message_start" => {
                 if let Some(usage) = event.message.as_ref().and_then(|m| m.usage.as_ref()) {
@@ -269,7 +244,9 @@ impl Decoder {
         }
         Ok(Flow::Continue)
     }
+}
 
+impl Decoder {
     /// A `content_block_delta` event's delta.
     fn block_delta(
         &mut self,

@@ -14,8 +14,8 @@ use std::borrow::Cow;
 use serde::Deserialize;
 
 use crate::anthropic::stream::{map_stop, BlockKind};
-use crate::assemble::{Assembler, Emit, REDACTED_THINKING_PREFIX};
-use crate::decode::Flow;
+use crate::assemble::{Assembler, REDACTED_THINKING_PREFIX};
+use crate::decode::{parse_json, Flow, Sink, WireDecoder};
 use crate::error::ProviderError;
 use crate::sse::SseEventRef;
 use crate::text::Text;
@@ -23,52 +23,47 @@ use crate::text::Text;
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Event<'a> {
-    #[serde(default)]
     content_block_index: Option<usize>,
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     delta: Option<Delta<'a>>,
-    #[serde(default)]
     start: Option<Box<Start>>,
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     stop_reason: Option<Text<'a>>,
-    #[serde(default)]
     usage: Option<Box<WireUsage>>,
-    #[serde(default)]
     message: Option<String>,
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Delta<'a> {
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     text: Option<Text<'a>>,
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     tool_use: Option<ToolUseDelta<'a>>,
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     reasoning_content: Option<ReasoningDelta<'a>>,
 }
 
 #[derive(Deserialize)]
 struct ToolUseDelta<'a> {
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     input: Option<Text<'a>>,
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct ReasoningDelta<'a> {
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     text: Option<Text<'a>>,
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     signature: Option<Text<'a>>,
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     redacted_content: Option<Text<'a>>,
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Start {
-    #[serde(default)]
     tool_use: Option<ToolUseStart>,
 }
 
@@ -148,16 +143,13 @@ impl Decoder {
         self.blocks[index] = Some((slot, kind));
         Some((slot, kind))
     }
+}
 
-    /// Handle one event.
-    pub(crate) fn event(
-        &mut self,
-        provider: &str,
-        ev: &SseEventRef<'_>,
-        asm: &mut Assembler,
-        emit: &mut Emit<'_>,
-    ) -> Result<Flow, ProviderError> {
-        let kind = ev.event;
+impl WireDecoder for Decoder {
+    /// Handle one SSE event.
+    fn event(&mut self, sse: &SseEventRef<'_>, out: Sink<'_, '_>) -> Result<Flow, ProviderError> {
+        let Sink(provider, asm, emit) = out;
+        let kind = sse.event;
         let known = matches!(
             kind,
             "messageStart"
@@ -178,13 +170,9 @@ impl Decoder {
             }
             return Ok(Flow::Continue);
         }
-        let event: Event<'_> =
-            serde_json::from_str(ev.data).map_err(|e| ProviderError::Protocol {
-                provider: provider.to_string(),
-                message: format!("invalid JSON in a {kind} event: {e}"),
-            })?;
+        let event: Event<'_> = parse_json(provider, sse.data, format_args!("a {kind} event"))?;
         if is_error {
-            let message = event.message.unwrap_or_else(|| ev.data.to_string());
+            let message = event.message.unwrap_or_else(|| sse.data.to_string());
             return Err(ProviderError::Api {
                 provider: provider.to_string(),
                 kind: kind.to_string(),

@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 
 use super::fast::Counts;
 use crate::assemble::{Assembler, Emit};
-use crate::decode::Flow;
+use crate::decode::{parse_json, Flow, Sink, WireDecoder};
 use crate::error::{status_retryable, ProviderError};
 use crate::sse::SseEventRef;
 use crate::text::Text;
@@ -22,21 +22,20 @@ use crate::types::StopReason;
 struct Chunk<'a> {
     #[serde(default, borrow)]
     candidates: Vec<Candidate<'a>>,
-    #[serde(default, rename = "usageMetadata")]
+    #[serde(rename = "usageMetadata")]
     usage: Option<Box<WireUsage>>,
-    #[serde(default, rename = "promptFeedback")]
+    #[serde(rename = "promptFeedback")]
     prompt_feedback: Option<Box<PromptFeedback>>,
-    #[serde(default)]
     error: Option<Box<WireError>>,
 }
 
 #[derive(Deserialize)]
 struct Candidate<'a> {
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     content: Option<Content<'a>>,
-    #[serde(default, rename = "finishReason", borrow)]
+    #[serde(rename = "finishReason", borrow)]
     finish_reason: Option<Text<'a>>,
-    #[serde(default, rename = "finishMessage")]
+    #[serde(rename = "finishMessage")]
     finish_message: Option<String>,
 }
 
@@ -48,22 +47,21 @@ struct Content<'a> {
 
 #[derive(Deserialize)]
 struct WirePart<'a> {
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     text: Option<Text<'a>>,
     #[serde(default)]
     thought: bool,
-    #[serde(default, rename = "thoughtSignature")]
+    #[serde(rename = "thoughtSignature")]
     thought_signature: Option<String>,
-    #[serde(default, rename = "functionCall")]
+    #[serde(rename = "functionCall", borrow)]
     function_call: Option<Box<FunctionCall<'a>>>,
 }
 
 #[derive(Deserialize)]
 struct FunctionCall<'a> {
-    #[serde(default)]
     id: Option<String>,
     name: String,
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     args: Option<&'a RawValue>,
 }
 
@@ -76,7 +74,6 @@ struct WireUsage {
     candidates_token_count: u64,
     #[serde(default)]
     cached_content_token_count: u64,
-    #[serde(default)]
     thoughts_token_count: Option<u64>,
     #[serde(default)]
     tool_use_prompt_token_count: u64,
@@ -85,19 +82,15 @@ struct WireUsage {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct PromptFeedback {
-    #[serde(default)]
     block_reason: Option<String>,
-    #[serde(default)]
     block_reason_message: Option<String>,
 }
 
 #[derive(Deserialize)]
 struct WireError {
-    #[serde(default)]
     code: Option<u16>,
     #[serde(default)]
     message: String,
-    #[serde(default)]
     status: Option<String>,
 }
 
@@ -136,15 +129,12 @@ impl Decoder {
     pub(crate) fn complete_at_eof(&self) -> bool {
         self.finished
     }
+}
 
+impl WireDecoder for Decoder {
     /// Handle one SSE event.
-    pub(crate) fn event(
-        &mut self,
-        provider: &str,
-        sse: &SseEventRef<'_>,
-        asm: &mut Assembler,
-        emit: &mut Emit<'_>,
-    ) -> Result<Flow, ProviderError> {
+    fn event(&mut self, sse: &SseEventRef<'_>, out: Sink<'_, '_>) -> Result<Flow, ProviderError> {
+        let Sink(provider, asm, emit) = out;
         let data = sse.data.trim_start();
         if data.is_empty() {
             return Ok(Flow::Continue);
@@ -163,10 +153,7 @@ impl Decoder {
             }
             return Ok(Flow::Continue);
         }
-        let chunk: Chunk<'_> = serde_json::from_str(data).map_err(|e| ProviderError::Protocol {
-            provider: provider.to_string(),
-            message: format!("invalid JSON in a Gemini stream chunk: {e}"),
-        })?;
+        let chunk: Chunk<'_> = parse_json(provider, data, "a Gemini stream chunk")?;
         if let Some(error) = chunk.error {
             return Err(api_error(provider, &error));
         }
@@ -211,7 +198,9 @@ impl Decoder {
         }
         Ok(Flow::Continue)
     }
+}
 
+impl Decoder {
     /// Act on a candidate's `finishReason`.
     fn finish_reason(
         &mut self,

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 
 use crate::assemble::{Assembler, Emit};
-use crate::decode::Flow;
+use crate::decode::{parse_json, Flow, Sink, WireDecoder};
 use crate::error::{error_type_retryable, status_retryable, ProviderError};
 use crate::sse::SseEventRef;
 use crate::text::Text;
@@ -18,12 +18,10 @@ struct Chunk<'a> {
     choices: FirstChoice<'a>,
     // Rare fields are boxed: this struct is built (and moved) once per
     // chunk, and its size shows in the parsing throughput.
-    #[serde(default)]
     usage: Option<Box<WireUsage>>,
-    #[serde(default)]
     error: Option<Box<serde_json::Value>>,
     /// `"error"` in vLLM-style bare error objects (`{"object":"error","message":..}`).
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     object: Option<Text<'a>>,
 }
 
@@ -74,71 +72,60 @@ impl<'de: 'a, 'a> Deserialize<'de> for FirstChoice<'a> {
 
 #[derive(Deserialize)]
 struct Choice<'a> {
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     delta: Option<Delta<'a>>,
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     finish_reason: Option<Text<'a>>,
 }
 
 #[derive(Deserialize)]
 struct Delta<'a> {
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     content: Option<Text<'a>>,
     /// DeepSeek, vLLM, llama.cpp.
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     reasoning_content: Option<Text<'a>>,
     /// OpenRouter, Ollama, newer vLLM (may duplicate `reasoning_content`).
     /// Kept as a raw value: a few servers put an object here.
-    #[serde(default)]
     reasoning: Option<Box<serde_json::Value>>,
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     refusal: Option<Text<'a>>,
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     tool_calls: Option<Vec<ToolDelta<'a>>>,
 }
 
 #[derive(Deserialize)]
 struct ToolDelta<'a> {
-    #[serde(default)]
     index: Option<usize>,
-    #[serde(default)]
     id: Option<String>,
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     function: Option<FunctionDelta<'a>>,
 }
 
 #[derive(Deserialize)]
 struct FunctionDelta<'a> {
-    #[serde(default)]
     name: Option<String>,
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     arguments: Option<Text<'a>>,
 }
 
 #[derive(Deserialize)]
 struct WireUsage {
-    #[serde(default)]
     prompt_tokens: Option<u64>,
-    #[serde(default)]
     completion_tokens: Option<u64>,
-    #[serde(default)]
     prompt_tokens_details: Option<PromptDetails>,
-    #[serde(default)]
     completion_tokens_details: Option<CompletionDetails>,
     /// DeepSeek's cache hits.
-    #[serde(default)]
     prompt_cache_hit_tokens: Option<u64>,
 }
 
 #[derive(Deserialize)]
 struct PromptDetails {
-    #[serde(default)]
     cached_tokens: Option<u64>,
 }
 
 #[derive(Deserialize)]
 struct CompletionDetails {
-    #[serde(default)]
     reasoning_tokens: Option<u64>,
 }
 
@@ -284,15 +271,12 @@ impl Decoder {
             }
         }
     }
+}
 
+impl WireDecoder for Decoder {
     /// Handle one SSE event.
-    pub(crate) fn event(
-        &mut self,
-        provider: &str,
-        sse: &SseEventRef<'_>,
-        asm: &mut Assembler,
-        emit: &mut Emit<'_>,
-    ) -> Result<Flow, ProviderError> {
+    fn event(&mut self, sse: &SseEventRef<'_>, out: Sink<'_, '_>) -> Result<Flow, ProviderError> {
+        let Sink(provider, asm, emit) = out;
         let data = sse.data.trim();
         if data == "[DONE]" {
             self.close(asm, emit);
@@ -301,10 +285,7 @@ impl Decoder {
         if data.is_empty() {
             return Ok(Flow::Continue);
         }
-        let chunk: Chunk<'_> = serde_json::from_str(data).map_err(|e| ProviderError::Protocol {
-            provider: provider.to_string(),
-            message: format!("invalid JSON in chunk: {e}"),
-        })?;
+        let chunk: Chunk<'_> = parse_json(provider, data, "chunk")?;
         if let Some(error) = chunk.error.filter(|e| !e.is_null()) {
             return Err(stream_error(provider, &error));
         }
@@ -313,17 +294,14 @@ impl Decoder {
             return Err(stream_error(provider, &error));
         }
         if let Some(usage) = chunk.usage {
-            let cached = usage
-                .prompt_tokens_details
-                .and_then(|d| d.cached_tokens)
-                .or(usage.prompt_cache_hit_tokens)
-                .unwrap_or(0);
-            asm.usage.input = usage.prompt_tokens.unwrap_or(0).saturating_sub(cached);
-            asm.usage.cache_read = cached;
-            asm.usage.output = usage.completion_tokens.unwrap_or(0);
-            asm.usage.reasoning = usage
-                .completion_tokens_details
-                .and_then(|d| d.reasoning_tokens);
+            let cached = usage.prompt_tokens_details.and_then(|d| d.cached_tokens);
+            let output = usage.completion_tokens_details;
+            asm.usage.set_openai(
+                usage.prompt_tokens,
+                cached.or(usage.prompt_cache_hit_tokens),
+                usage.completion_tokens,
+                output.and_then(|d| d.reasoning_tokens),
+            );
         }
         let Some(choice) = chunk.choices.0 else {
             return Ok(Flow::Continue);

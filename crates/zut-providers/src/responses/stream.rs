@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::fast::{self, DeltaKind};
 use crate::assemble::{Assembler, Emit};
-use crate::decode::Flow;
+use crate::decode::{parse_json, Flow, Sink, WireDecoder};
 use crate::error::{error_type_retryable, ProviderError};
 use crate::sse::SseEventRef;
 use crate::text::Text;
@@ -24,26 +24,18 @@ use crate::types::StopReason;
 
 #[derive(Deserialize)]
 struct Event<'a> {
-    #[serde(default, rename = "type", borrow)]
+    #[serde(rename = "type", borrow)]
     kind: Option<Text<'a>>,
-    #[serde(default)]
     output_index: Option<usize>,
-    #[serde(default)]
     summary_index: Option<usize>,
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     delta: Option<Text<'a>>,
-    #[serde(default)]
     arguments: Option<String>,
-    #[serde(default)]
     item: Option<Box<Item>>,
-    #[serde(default)]
     response: Option<Box<ResponseObject>>,
     /// `error` events: `code`, `message` (sometimes nested in `error`).
-    #[serde(default)]
     code: Option<Value>,
-    #[serde(default)]
     message: Option<String>,
-    #[serde(default)]
     error: Option<Box<Value>>,
 }
 
@@ -51,63 +43,44 @@ struct Event<'a> {
 struct Item {
     #[serde(default, rename = "type")]
     kind: String,
-    #[serde(default)]
     id: Option<String>,
-    #[serde(default)]
     call_id: Option<String>,
-    #[serde(default)]
     name: Option<String>,
-    #[serde(default)]
     arguments: Option<String>,
-    #[serde(default)]
     encrypted_content: Option<String>,
-    #[serde(default)]
     summary: Option<Vec<TextPart>>,
-    #[serde(default)]
     content: Option<Vec<TextPart>>,
 }
 
 #[derive(Deserialize)]
 struct TextPart {
-    #[serde(default)]
     text: Option<String>,
-    #[serde(default)]
     refusal: Option<String>,
 }
 
 #[derive(Deserialize)]
 struct ResponseObject {
-    #[serde(default)]
     status: Option<String>,
-    #[serde(default)]
     usage: Option<WireUsage>,
-    #[serde(default)]
     incomplete_details: Option<Value>,
-    #[serde(default)]
     error: Option<Value>,
 }
 
 #[derive(Deserialize)]
 struct WireUsage {
-    #[serde(default)]
     input_tokens: Option<u64>,
-    #[serde(default)]
     output_tokens: Option<u64>,
-    #[serde(default)]
     input_tokens_details: Option<InputDetails>,
-    #[serde(default)]
     output_tokens_details: Option<OutputDetails>,
 }
 
 #[derive(Deserialize)]
 struct InputDetails {
-    #[serde(default)]
     cached_tokens: Option<u64>,
 }
 
 #[derive(Deserialize)]
 struct OutputDetails {
-    #[serde(default)]
     reasoning_tokens: Option<u64>,
 }
 
@@ -331,18 +304,14 @@ impl Decoder {
         emit: &mut Emit<'_>,
     ) -> Result<Flow, ProviderError> {
         if let Some(usage) = response.and_then(|r| r.usage.as_ref()) {
-            let cached = usage
-                .input_tokens_details
-                .as_ref()
-                .and_then(|d| d.cached_tokens)
-                .unwrap_or(0);
-            asm.usage.input = usage.input_tokens.unwrap_or(0).saturating_sub(cached);
-            asm.usage.cache_read = cached;
-            asm.usage.output = usage.output_tokens.unwrap_or(0);
-            asm.usage.reasoning = usage
-                .output_tokens_details
-                .as_ref()
-                .and_then(|d| d.reasoning_tokens);
+            let input = usage.input_tokens_details.as_ref();
+            let output = usage.output_tokens_details.as_ref();
+            asm.usage.set_openai(
+                usage.input_tokens,
+                input.and_then(|d| d.cached_tokens),
+                usage.output_tokens,
+                output.and_then(|d| d.reasoning_tokens),
+            );
         }
         let status = response
             .and_then(|r| r.status.as_deref())
@@ -368,15 +337,12 @@ impl Decoder {
         self.finished = true;
         Ok(Flow::Done)
     }
+}
 
+impl WireDecoder for Decoder {
     /// Handle one SSE event.
-    pub(crate) fn event(
-        &mut self,
-        provider: &str,
-        sse: &SseEventRef<'_>,
-        asm: &mut Assembler,
-        emit: &mut Emit<'_>,
-    ) -> Result<Flow, ProviderError> {
+    fn event(&mut self, sse: &SseEventRef<'_>, out: Sink<'_, '_>) -> Result<Flow, ProviderError> {
+        let Sink(provider, asm, emit) = out;
         let data = sse.data.trim();
         if data.is_empty() || data == "[DONE]" {
             return Ok(Flow::Continue);
@@ -385,10 +351,7 @@ impl Decoder {
             self.delta(d.kind, d.output_index, d.delta, asm, emit);
             return Ok(Flow::Continue);
         }
-        let event: Event<'_> = serde_json::from_str(data).map_err(|e| ProviderError::Protocol {
-            provider: provider.to_string(),
-            message: format!("invalid JSON in event {:?}: {e}", sse.event),
-        })?;
+        let event: Event<'_> = parse_json(provider, data, format_args!("event {:?}", sse.event))?;
         let kind = event.kind.as_deref().unwrap_or(sse.event);
         if let Some(delta_kind) = DeltaKind::of(kind) {
             if let Some(delta) = event.delta {

@@ -218,14 +218,7 @@ fn field_hint(value: &Value) -> Option<String> {
     let Value::Object(map) = value else {
         return Some("extension.json must hold a JSON object".to_string());
     };
-    let kind = |v: &Value| match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    };
+    let kind = zut_types::text::json_kind;
     for key in ["name", "version", "exec", "language", "description"] {
         if let Some(v) = map.get(key) {
             if !v.is_string() {

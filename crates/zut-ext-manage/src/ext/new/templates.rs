@@ -25,6 +25,16 @@ macro_rules! sdk_file {
     };
 }
 
+/// `(path, source)` of a template file under `templates/<lang>/`.
+macro_rules! template {
+    ($lang:literal, $path:literal) => {
+        (
+            $path,
+            include_str!(concat!("templates/", $lang, "/", $path)),
+        )
+    };
+}
+
 const PYTHON_SDK: &[(&str, &str)] = &[
     sdk_file!("python/zut_ext", "__init__.py"),
     sdk_file!("python/zut_ext", "_runtime.py"),
@@ -97,30 +107,30 @@ fn manifest(name: &str, exec: &str, args: &[&str], language: &str) -> File {
 
 /// Every file of a new `lang` extension named `name`.
 pub fn files(lang: Lang, name: &str) -> Vec<File> {
-    let t = |s: &str| fill(s, name);
+    let filled = |sources: &[(&str, &str)]| -> Vec<File> {
+        sources
+            .iter()
+            .map(|(path, source)| file(path, fill(source, name)))
+            .collect()
+    };
     let mut out = vec![file("README.md", readme(lang, name))];
     match lang {
         Lang::Python => {
             out.push(manifest(name, "python3", &["main.py"], "python"));
-            out.push(file("main.py", t(include_str!("templates/python/main.py"))));
-            out.push(file(
-                "test_main.py",
-                t(include_str!("templates/python/test_main.py")),
-            ));
+            out.extend(filled(&[
+                template!("python", "main.py"),
+                template!("python", "test_main.py"),
+            ]));
             for (f, body) in PYTHON_SDK {
                 out.push(file(&format!("zut_ext/{f}"), (*body).to_string()));
             }
         }
         Lang::TypeScript => {
             out.push(manifest(name, "node", &["main.mjs"], "javascript"));
-            out.push(file(
-                "main.mjs",
-                t(include_str!("templates/typescript/main.mjs")),
-            ));
-            out.push(file(
-                "main.test.mjs",
-                t(include_str!("templates/typescript/main.test.mjs")),
-            ));
+            out.extend(filled(&[
+                template!("typescript", "main.mjs"),
+                template!("typescript", "main.test.mjs"),
+            ]));
             let package = serde_json::json!({
                 "name": name, "version": "0.1.0", "private": true, "type": "module",
                 "scripts": {"test": "node --test main.test.mjs"}, "engines": {"node": ">=18"}
@@ -135,36 +145,28 @@ pub fn files(lang: Lang, name: &str) -> Vec<File> {
         }
         Lang::Rust => {
             out.push(manifest(name, &format!("./{name}"), &[], "rust"));
-            out.push(file(
-                "Cargo.toml",
-                t(include_str!("templates/rust/Cargo.toml")),
-            ));
-            out.push(file(
-                "src/main.rs",
-                t(include_str!("templates/rust/src/main.rs")),
-            ));
-            out.push(file(
-                "tests/protocol.rs",
-                t(include_str!("templates/rust/tests/protocol.rs")),
-            ));
+            out.extend(filled(&[
+                template!("rust", "Cargo.toml"),
+                template!("rust", "src/main.rs"),
+                template!("rust", "tests/protocol.rs"),
+            ]));
             out.push(file(".gitignore", format!("/target\n/{name}\n")));
         }
         Lang::Go => {
             out.push(manifest(name, &format!("./{name}"), &[], "go"));
-            out.push(file("go.mod", t(include_str!("templates/go/go.mod"))));
-            out.push(file("main.go", t(include_str!("templates/go/main.go"))));
-            out.push(file(
-                "main_test.go",
-                t(include_str!("templates/go/main_test.go")),
-            ));
+            out.extend(filled(&[
+                template!("go", "go.mod"),
+                template!("go", "main.go"),
+                template!("go", "main_test.go"),
+            ]));
             out.push(file(".gitignore", format!("/{name}\n")));
         }
         Lang::Shell => {
             out.push(manifest(name, "./ext.sh", &[], "shell"));
-            let mut script = file("ext.sh", t(include_str!("templates/shell/ext.sh")));
+            let mut script = file("ext.sh", fill(include_str!("templates/shell/ext.sh"), name));
             script.executable = true;
             out.push(script);
-            out.push(file("test.sh", t(include_str!("templates/shell/test.sh"))));
+            out.extend(filled(&[template!("shell", "test.sh")]));
         }
     }
     out
