@@ -25,6 +25,11 @@ use zut_ext_manage::errln;
 /// The allocator of the static release build (docs/install.md): musl's
 /// own allocator takes about twice zut's CPU time per streamed megabyte
 /// (`scripts/bench/rpc --throughput`); glibc builds keep glibc's.
+/// The static release build's memory functions (crates/zut-mem): linked
+/// before musl's own.
+#[cfg(target_env = "musl")]
+extern crate zut_mem;
+
 #[cfg(target_env = "musl")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
