@@ -1,6 +1,6 @@
 //! The JSON Schema of the RPC protocol, generated from the wire types and
 //! checked in as `schema/rpc.schema.json` (a test fails when they differ;
-//! `UPDATE_SCHEMA=1 cargo test -p zut-cli rpc_schema` rewrites it).
+//! `UPDATE_SCHEMA=1 cargo test -p zut-rpc rpc_schema` rewrites it).
 
 use serde_json::{json, Value};
 use zut_agent::AgentEvent;
@@ -59,7 +59,7 @@ mod tests {
         let generated: serde_json::Value = serde_json::from_str(&generated).unwrap();
         assert!(
             on_disk == generated,
-            "schema/rpc.schema.json is stale; run UPDATE_SCHEMA=1 cargo test -p zut-cli rpc_schema"
+            "schema/rpc.schema.json is stale; run UPDATE_SCHEMA=1 cargo test -p zut-rpc rpc_schema"
         );
     }
 
