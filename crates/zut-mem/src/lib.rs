@@ -165,18 +165,24 @@ unsafe fn forward(dst: *mut u8, src: *const u8, n: usize) {
         return;
     }
     if n <= BLOCK_MAX {
-        // The last block is read first: with an overlapping destination
-        // before the source, the loop may overwrite it.
-        let tail = load::<u128>(src.add(n - 16));
-        let mut i = 0;
-        while i + 16 < n {
-            store(dst.add(i), load::<u128>(src.add(i)));
-            i += 16;
-        }
-        store(dst.add(n - 16), tail);
+        blocks_forward(dst, src, n);
         return;
     }
     copy_long(dst, src, n);
+}
+
+/// Copies `n > 16` bytes front to back in 16-byte blocks.
+#[inline(always)]
+unsafe fn blocks_forward(dst: *mut u8, src: *const u8, n: usize) {
+    // The last block is read first: with an overlapping destination
+    // before the source, the loop may overwrite it.
+    let tail = load::<u128>(src.add(n - 16));
+    let mut i = 0;
+    while i + 16 < n {
+        store(dst.add(i), load::<u128>(src.add(i)));
+        i += 16;
+    }
+    store(dst.add(n - 16), tail);
 }
 
 /// Copies back to front, for a destination that starts inside the source
@@ -210,13 +216,7 @@ unsafe fn copy_long(dst: *mut u8, src: *const u8, n: usize) {
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
 unsafe fn copy_long(dst: *mut u8, src: *const u8, n: usize) {
-    let tail = load::<u128>(src.add(n - 16));
-    let mut i = 0;
-    while i + 16 < n {
-        store(dst.add(i), load::<u128>(src.add(i)));
-        i += 16;
-    }
-    store(dst.add(n - 16), tail);
+    blocks_forward(dst, src, n);
 }
 
 #[cfg(target_arch = "x86_64")]
