@@ -265,18 +265,23 @@ pub fn spawn(home: PathBuf, settings: zut_config::Settings) {
     // Without a models.json the choice is one check of the settings: made
     // here, so a run with nothing to discover starts no thread.
     if settings.models_file.is_none() {
-        let targets = targets(&home, &settings);
-        let _ = TARGETS.set((home.clone(), targets.clone()));
+        let targets = choose(&home, &settings);
         if !targets.is_empty() {
             start(move || run(&home, targets));
         }
         return;
     }
     start(move || {
-        let targets = targets(&home, &settings);
-        let _ = TARGETS.set((home.clone(), targets.clone()));
+        let targets = choose(&home, &settings);
         run(&home, targets)
     });
+}
+
+/// This run's [`targets`], recorded for [`refresh`].
+fn choose(home: &Path, settings: &zut_config::Settings) -> Vec<ProviderConfig> {
+    let targets = targets(home, settings);
+    let _ = TARGETS.set((home.to_path_buf(), targets.clone()));
+    targets
 }
 
 /// The live refresh, for processes that outlive the cache (a TUI, RPC or

@@ -168,11 +168,7 @@ pub fn catalog_prices(provider: &str, model: &str) -> Option<Prices> {
             .find(|(p, id, _)| *p == provider && *id == model)
             .and_then(|(_, _, price)| *price),
         // build.rs could not read the file: the full parse says why.
-        None => catalog()
-            .models
-            .iter()
-            .find(|m| m.provider == provider && m.id == model)
-            .and_then(|m| m.price),
+        None => lookup(provider, model).and_then(|m| m.price),
     }
 }
 
